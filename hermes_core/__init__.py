@@ -1,0 +1,54 @@
+"""hermes-core: memory and context management for AI agents, as a small plugin host.
+
+Importing this package is cheap: names load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "hookimpl": "hermes_core.hookspecs",
+    "ContextEngine": "hermes_core.engine",
+    "MemoryProvider": "hermes_core.provider",
+    "PluginContext": "hermes_core.plugin_context",
+    "PluginHost": "hermes_core.host",
+    "build_host": "hermes_core.host",
+    "HermesConfig": "hermes_core.config",
+    "load_config": "hermes_core.config",
+    "ConfigError": "hermes_core.rawconfig",
+    "CompactionReport": "hermes_core.records",
+    "ConfigMigration": "hermes_core.records",
+    "PromptContext": "hermes_core.records",
+    "PromptSection": "hermes_core.records",
+    "Summarizer": "hermes_core.summarize",
+    "SummaryError": "hermes_core.summarize",
+    "SummaryRequest": "hermes_core.summarize",
+    "SummaryResult": "hermes_core.summarize",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:
+    from hermes_core.config import HermesConfig, load_config
+    from hermes_core.engine import ContextEngine
+    from hermes_core.hookspecs import hookimpl
+    from hermes_core.host import PluginHost, build_host
+    from hermes_core.plugin_context import PluginContext
+    from hermes_core.provider import MemoryProvider
+    from hermes_core.rawconfig import ConfigError
+    from hermes_core.records import CompactionReport, ConfigMigration, PromptContext, PromptSection
+    from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest, SummaryResult
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hermes_core' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,64 @@
+"""The ``hermes-core`` command line.
+
+Each command lives in its own module with ``register(subparsers)`` and ``run(args)``.
+Errors print one line on stderr (a traceback only with ``--debug``); exit codes are 0 for
+success, 1 for a refused or failed operation, 2 for usage and config errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from hermes_core.cli.output import CommandError
+
+COMMANDS = ("plugins", "config", "memory", "compact", "prompt", "replay", "doctor", "tools")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hermes-core", description="Memory and context management for AI agents."
+    )
+    parser.add_argument("--config", metavar="PATH", help="config file (default: $HERMES_HOME/config.yaml)")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = importlib.import_module(f"hermes_core.cli.cmd_{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s" if args.debug else "warning: %(message)s",
+    )
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+        if args.debug:
+            raise
+        from hermes_core.rawconfig import ConfigError
+
+        code = 2 if isinstance(exc, ConfigError) else getattr(exc, "code", 1)
+        message = str(exc) if isinstance(exc, (CommandError, ConfigError)) else f"{type(exc).__name__}: {exc}"
+        first, *rest = message.splitlines() or [""]
+        print(f"error: {first}", file=sys.stderr)
+        for line in rest:
+            print(f"  {line}", file=sys.stderr)
+        return int(code) if isinstance(code, int) else 1

@@ -1,0 +1,34 @@
+"""``hermes-core plugins``: what is installed, what is active, what failed and why."""
+
+from __future__ import annotations
+
+import argparse
+
+from hermes_core.cli.common import config_file
+from hermes_core.cli.output import emit_json, table
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("plugins", help="list installed plugins and their status")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--all", action="store_true", help="include hermes-core's own general plugins")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hermes_core.listing import list_plugins
+    from hermes_core.paths import hermes_home
+    from hermes_core.rawconfig import load_raw_config
+
+    raw = load_raw_config(config_file(args))
+    infos, warnings = list_plugins(hermes_home(), raw)
+    if not args.all:
+        infos = [i for i in infos if not (i.kind == "plugin" and i.source == "builtin")]
+    if args.json:
+        emit_json({"plugins": [i.to_dict() for i in infos], "warnings": warnings})
+        return 0
+    rows = [(i.name, i.kind, i.distribution, i.version or "-", i.status, i.error) for i in infos]
+    table(rows, ("NAME", "KIND", "DISTRIBUTION", "VERSION", "STATUS", "ERROR"))
+    for warning in warnings:
+        print(f"warning: {warning}")
+    return 0

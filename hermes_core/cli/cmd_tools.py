@@ -1,0 +1,16 @@
+"""``hermes-core tools``: placeholder until its issue lands."""
+
+from __future__ import annotations
+
+import argparse
+
+from hermes_core.cli.output import CommandError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("tools", help="(not yet available)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise CommandError("'tools' is not implemented yet")

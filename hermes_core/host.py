@@ -1,0 +1,581 @@
+"""The plugin host: a façade over pluggy that discovers, selects, isolates and traces.
+
+Core code never calls ``pm.hook`` directly; it calls the typed methods here. Build a host
+with :func:`build_host`. Selection policy lives here, outside pluggy: exactly one context
+engine (``context.engine``), the built-in memory provider plus at most one external one
+(``memory.provider``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from hermes_core import hookspecs
+from hermes_core.adapters import EngineHooks, ProviderHooks
+from hermes_core.config import (
+    ConfigError,
+    HermesConfig,
+    applied_migrations,
+    record_migrations,
+    validate_section,
+    write_raw_config,
+)
+from hermes_core.discovery import Candidate, PluginLoadError, discover, load
+from hermes_core.engine import ContextEngine
+from hermes_core.memory_manager import MemoryManager
+from hermes_core.paths import hermes_home
+from hermes_core.plugin_context import PluginContext
+from hermes_core.provider import MemoryProvider
+from hermes_core.records import CompactionReport, ConfigMigration, PluginInfo, PromptContext, PromptSection
+from hermes_core.summarize import Summarizer
+from hermes_core.tokens import estimate_messages_tokens
+
+log = logging.getLogger("hermes_core")
+trace_log = logging.getLogger("hermes_core.trace")
+
+DEFAULT_ENGINE = "compressor"
+BUILTIN_PROVIDER = "builtin"
+
+Message = dict[str, Any]
+
+
+class SelectionError(ConfigError):
+    """The config names an engine or provider that cannot be used."""
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+class PluginHost:
+    """One configured set of plugins: the engine, the memory providers, general plugins."""
+
+    def __init__(
+        self,
+        config: HermesConfig,
+        home: Path,
+        *,
+        load_entrypoints: bool = True,
+        plugins: Iterable[object] = (),
+        engines: dict[str, type[ContextEngine]] | None = None,
+        providers: dict[str, type[MemoryProvider]] | None = None,
+        strict: bool | None = None,
+        migrate_raw: dict[str, Any] | None = None,
+    ) -> None:
+        self.config = config
+        self.home = home
+        self.strict = env_flag("HERMES_STRICT_PLUGINS") if strict is None else strict
+        self.disabled = config.disabled_plugins()
+        self.warnings: list[str] = []
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        if env_flag("HERMES_TRACE_PLUGINS"):
+            self._enable_tracing()
+        self._infos: dict[tuple[str, str], PluginInfo] = {}
+        self._origin: dict[str, str] = {}  # pluggy plugin name -> "name (distribution version)"
+        self._engine_classes: dict[str, type[ContextEngine] | Candidate] = dict(engines or {})
+        self._provider_classes: dict[str, type[MemoryProvider] | Candidate] = dict(providers or {})
+        self._summarizer: Summarizer | None = None
+        self.engine: ContextEngine
+        self.memory = MemoryManager(self)
+
+        candidates: list[Candidate] = []
+        if load_entrypoints:
+            candidates, clash = discover(home)
+            self.warnings.extend(clash)
+        for cand in candidates:
+            if cand.kind == "plugin":
+                self._register_candidate_plugin(cand)
+            elif cand.kind == "context_engine":
+                self._engine_classes.setdefault(cand.name, cand)
+                self._set_info(cand, "disabled" if cand.blocked_by(self.disabled) else "available")
+            else:
+                self._provider_classes.setdefault(cand.name, cand)
+                self._set_info(cand, "disabled" if cand.blocked_by(self.disabled) else "available")
+        for index, plugin in enumerate(plugins):
+            self.register_plugin(plugin, name=f"inline-{index}-{type(plugin).__name__}")
+        if migrate_raw is not None:
+            self._run_migrations(migrate_raw)
+        self._collect_inprocess_registrations()
+        self._select_engine()
+        self._select_providers()
+
+    # -- registration ---------------------------------------------------------------
+
+    def register_plugin(self, plugin: object, name: str | None = None, origin: str = "in-process") -> str | None:
+        """Register a general plugin (module or object with ``@hookimpl`` functions).
+
+        Hook names without a spec are refused (the plugin is unregistered and reported),
+        so a misspelled hook fails loudly instead of never firing.
+        """
+        registered = self.pm.register(plugin, name=name)
+        if registered is None:
+            return None
+        unknown = [
+            caller.name
+            for caller in self.pm.get_hookcallers(plugin) or ()
+            if not caller.has_spec()
+            and not any(i.plugin is plugin and i.optionalhook for i in caller.get_hookimpls())
+        ]
+        if unknown:
+            self.pm.unregister(plugin)
+            raise PluginLoadError(
+                Candidate(registered, "plugin", origin, "", "in-process", registered),
+                f"implements unknown hook(s) {', '.join(sorted(unknown))}",
+            )
+        self._origin[registered] = origin
+        return registered
+
+    def _register_candidate_plugin(self, cand: Candidate) -> None:
+        if cand.blocked_by(self.disabled):
+            self._set_info(cand, "disabled")
+            return
+        try:
+            module = load(cand)
+            self.register_plugin(module, name=f"plugin:{cand.name}", origin=cand.where)
+        except PluginLoadError as exc:
+            self._load_failed(cand, exc)
+            return
+        self._set_info(cand, "active")
+
+    def _run_migrations(self, raw: dict[str, Any]) -> None:
+        migrations = [m for _p, result in self.call_each("hermes_config_migrations") for m in result or ()]
+        if migrations and apply_config_migrations(self.home, raw, migrations):
+            from hermes_core.config import load_config
+
+            self.config = load_config(None, home=self.home).config
+            self.disabled = self.config.disabled_plugins()
+
+    def _collect_inprocess_registrations(self) -> None:
+        for hook, table, kind, base in (
+            ("hermes_context_engines", self._engine_classes, "context_engine", ContextEngine),
+            ("hermes_memory_providers", self._provider_classes, "memory_provider", MemoryProvider),
+        ):
+            for plugin_name, result in self.call_each(hook):
+                for name, cls in result or ():
+                    if not (isinstance(cls, type) and issubclass(cls, base)):
+                        self._warn(f"{self.origin(plugin_name)} registered {kind} '{name}' that is not a {base.__name__}")
+                    elif name in table:
+                        self._warn(f"{kind} '{name}' from {self.origin(plugin_name)} clashes with an existing one; ignored")
+                    else:
+                        table[name] = cls  # type: ignore[assignment]
+                        self._infos[(kind, name)] = PluginInfo(
+                            name, kind, self.origin(plugin_name), "", "available", source="in-process"  # type: ignore[arg-type]
+                        )
+
+    # -- selection ------------------------------------------------------------------
+
+    def _select_engine(self) -> None:
+        wanted = self.config.context.engine or DEFAULT_ENGINE
+        try:
+            engine = self._instantiate("context_engine", wanted, self._engine_classes)
+        except SelectionError:
+            raise
+        except PluginLoadError as exc:
+            if wanted == DEFAULT_ENGINE or DEFAULT_ENGINE not in self._engine_classes:
+                raise
+            self._warn(f"{exc}; falling back to the '{DEFAULT_ENGINE}' engine")
+            engine = self._instantiate("context_engine", DEFAULT_ENGINE, self._engine_classes)
+        self.engine = engine  # type: ignore[assignment]
+        self.pm.register(EngineHooks(self.engine), name=f"engine:{self.engine.name}")
+        self._origin[f"engine:{self.engine.name}"] = self._info_origin("context_engine", wanted)
+
+    def _select_providers(self) -> None:
+        mem = self.config.memory
+        names = ([BUILTIN_PROVIDER] if (mem.memory_enabled or mem.user_profile_enabled) else []) + [
+            n for n in self.config.external_providers() if n != BUILTIN_PROVIDER
+        ]
+        for name in names:
+            if name == BUILTIN_PROVIDER and name not in self._provider_classes:
+                self._warn("the built-in memory provider is not installed; memory is off")
+                continue
+            try:
+                provider = self._instantiate("memory_provider", name, self._provider_classes)
+            except (PluginLoadError, SelectionError) as exc:
+                if name == BUILTIN_PROVIDER or not self.strict:
+                    self._warn(str(exc))
+                    continue
+                raise
+            try:
+                ok, reason = provider.is_available()  # type: ignore[union-attr]
+            except Exception as exc:  # noqa: BLE001
+                ok, reason = False, f"is_available() raised {type(exc).__name__}: {exc}"
+            if not ok:
+                self._warn(f"memory provider '{name}' skipped: {reason}")
+                self._infos[("memory_provider", name)].status = "available"
+                self._infos[("memory_provider", name)].error = f"unavailable: {reason}"
+                continue
+            if self.memory.add_provider(provider):  # type: ignore[arg-type]
+                plugin_name = f"memory:{name}"
+                self.pm.register(ProviderHooks(provider), name=plugin_name)  # type: ignore[arg-type]
+                self._origin[plugin_name] = self._info_origin("memory_provider", name)
+            else:
+                self._infos[("memory_provider", name)].status = "available"
+
+    def _instantiate(self, kind: str, name: str, table: dict[str, Any]) -> ContextEngine | MemoryProvider:
+        what = "context engine" if kind == "context_engine" else "memory provider"
+        entry = table.get(name)
+        if entry is None:
+            raise SelectionError(self._unknown_message(what, name, table))
+        if isinstance(entry, Candidate):
+            if entry.blocked_by(self.disabled):
+                raise SelectionError(f"{what} '{name}' is selected in config but disabled by plugins.disabled")
+            try:
+                cls = load(entry)
+            except PluginLoadError as exc:
+                self._load_failed(entry, exc)
+                raise
+            table[name] = cls
+        else:
+            cls = entry
+        key = (kind, name)
+        info = self._infos.setdefault(key, PluginInfo(name, kind, "in-process", "", source="in-process"))  # type: ignore[arg-type]
+        try:
+            settings = self._settings_for(name, cls)
+            obj = cls(PluginContext(home=self.home, config=self.config, settings=settings, summarizer=self.summarizer,
+                                    extras={"memory_context": self.memory.on_pre_compress}))
+        except ConfigError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
+            info.status, info.error = "failed", f"{type(exc).__name__}: {exc}"
+            err = PluginLoadError(
+                Candidate(name, kind, info.distribution, info.version, info.source, info.target),  # type: ignore[arg-type]
+                f"failed to start: {type(exc).__name__}: {exc}",
+            )
+            if self.strict:
+                raise err from exc
+            raise err from None
+        if obj.name != name:
+            self._warn(f"{what} registered as '{name}' reports its name as '{obj.name}'")
+        info.status, info.error = "active", ""
+        return obj
+
+    def _settings_for(self, name: str, cls: type) -> Any:
+        raw = self.config.plugins.section(name)
+        model = getattr(cls, "config_model", None)
+        if model is None:
+            return raw
+        return validate_section(model, raw, source="config", prefix=f"plugins.{name}")
+
+    def _unknown_message(self, what: str, name: str, table: dict[str, Any]) -> str:
+        choices = []
+        for key, entry in sorted(table.items()):
+            dist = entry.where if isinstance(entry, Candidate) else "in-process"
+            choices.append(f"{key} ({dist})")
+        listing = ", ".join(choices) if choices else "none installed"
+        return f"unknown {what} '{name}'. Available: {listing}"
+
+    # -- bookkeeping ----------------------------------------------------------------
+
+    def _set_info(self, cand: Candidate, status: str, error: str = "") -> None:
+        self._infos[(cand.kind, cand.name)] = cand.info(status, error)
+
+    def _info_origin(self, kind: str, name: str) -> str:
+        info = self._infos.get((kind, name))
+        return f"{name} ({info.distribution} {info.version})".strip() if info else name
+
+    def _load_failed(self, cand: Candidate, exc: PluginLoadError) -> None:
+        self._set_info(cand, "failed", exc.reason)
+        log.warning("%s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        if self.strict:
+            raise exc
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        log.warning("%s", message)
+
+    def origin(self, plugin_name: str) -> str:
+        """A human name for a registered plugin: its name and distribution."""
+        return self._origin.get(plugin_name, plugin_name)
+
+    def plugin_infos(self) -> list[PluginInfo]:
+        """Every known plugin with its status, sorted by kind and name."""
+        return sorted(self._infos.values(), key=lambda i: (i.kind, i.name))
+
+    @property
+    def summarizer(self) -> Summarizer:
+        """The summary backend selected by ``auxiliary.summarizer`` (resolved once)."""
+        if self._summarizer is None:
+            self._summarizer = self._resolve_summarizer()
+        return self._summarizer
+
+    def _resolve_summarizer(self) -> Summarizer:
+        from hermes_core.summary_client import builtin_summarizers
+
+        aux = self.config.auxiliary
+        table: dict[str, Any] = dict(builtin_summarizers(self.config))
+        for plugin_name, result in self.call_each("hermes_summarizers"):
+            for name, summarizer in result or ():
+                if name in table:
+                    self._warn(f"summarizer '{name}' from {self.origin(plugin_name)} clashes; ignored")
+                else:
+                    table[name] = summarizer
+        wanted = aux.summarizer
+        if wanted == "auto":
+            wanted = "llm" if aux.base_url and aux.model else "deterministic"
+        if wanted not in table:
+            raise SelectionError(f"unknown summarizer '{wanted}'. Available: {', '.join(sorted(table))}")
+        return table[wanted]  # type: ignore[no-any-return]
+
+    # -- isolated calls ---------------------------------------------------------------
+
+    def call_each(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call every implementation of ``hook`` in registration order, each isolated.
+
+        Returns ``(plugin name, result)`` for each implementation that returned without
+        raising. A raising implementation is logged with its plugin's name and
+        distribution; the others still run.
+        """
+        caller = getattr(self.pm.hook, hook)
+        results = []
+        for impl in caller.get_hookimpls():
+            ok, result = self.invoke(impl, hook, kwargs)
+            if ok:
+                results.append((impl.plugin_name, result))
+        return results
+
+    def invoke(self, impl: Any, hook: str, kwargs: dict[str, Any]) -> tuple[bool, Any]:
+        """Call one hook implementation with the arguments it accepts; never raises."""
+        args = [kwargs[a] for a in impl.argnames]
+        started = time.perf_counter()
+        try:
+            result = impl.function(*args)
+        except Exception as exc:  # noqa: BLE001 - isolation is the point
+            log.warning(
+                "%s failed in %s: %s: %s",
+                self.origin(impl.plugin_name), hook, type(exc).__name__, exc,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
+            return False, None
+        if self._tracing:
+            trace_log.info(
+                "%s <- %s(%s) = %r [%.3f ms]", impl.plugin_name, hook, _short(kwargs), _short(result),
+                (time.perf_counter() - started) * 1000,
+            )
+        return True, result
+
+    def hookimpls(self, hook: str) -> list[Any]:
+        """The implementations of ``hook`` in registration order."""
+        return list(getattr(self.pm.hook, hook).get_hookimpls())
+
+    # -- tracing ----------------------------------------------------------------------
+
+    _tracing = False
+
+    def _enable_tracing(self) -> None:
+        self._tracing = True
+        local = threading.local()
+
+        def before(hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+            local.__dict__.setdefault("stack", []).append(time.perf_counter())
+            trace_log.info("-> %s(%s) impls=%s", hook_name, _short(kwargs), [i.plugin_name for i in impls])
+
+        def after(outcome: Any, hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+            started = local.stack.pop() if getattr(local, "stack", None) else time.perf_counter()
+            shown = repr(outcome.exception) if outcome.exception else _short(outcome.get_result())
+            trace_log.info("<- %s = %s [%.3f ms]", hook_name, shown, (time.perf_counter() - started) * 1000)
+
+        self.pm.add_hookcall_monitoring(before, after)
+        if not logging.getLogger().handlers and not trace_log.handlers:
+            handler = logging.StreamHandler()
+            handler.setFormatter(logging.Formatter("[trace] %(message)s"))
+            trace_log.addHandler(handler)
+        trace_log.setLevel(logging.INFO)
+
+    # -- the engine, through its hooks ---------------------------------------------------
+
+    def _engine_call(self, hook: str, default: Any, **kwargs: Any) -> Any:
+        try:
+            result = getattr(self.pm.hook, hook)(**kwargs)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("context engine %s failed in %s: %s: %s", self.origin(f"engine:{self.engine.name}"),
+                        hook, type(exc).__name__, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            return default
+        return default if result is None else result
+
+    def update_from_response(self, usage: dict[str, Any] | None) -> None:
+        self._engine_call("hermes_engine_update_from_response", None, usage=dict(usage or {}))
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        return bool(self._engine_call("hermes_engine_should_compress", False, prompt_tokens=prompt_tokens))
+
+    def should_compress_preflight(self, messages: list[Message]) -> bool:
+        return bool(self._engine_call("hermes_engine_should_compress_preflight", False, messages=messages))
+
+    def compress(
+        self,
+        messages: list[Message],
+        *,
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+        session_id: str = "",
+    ) -> list[Message]:
+        """Compact ``messages`` with the active engine and report it to observers.
+
+        If the engine raises, the messages come back unchanged and the failure is logged.
+        """
+        started = time.perf_counter()
+        before = estimate_messages_tokens(messages)
+        result = self._engine_call(
+            "hermes_engine_compress", messages,
+            messages=messages, current_tokens=current_tokens, focus_topic=focus_topic, force=force,
+        )
+        if result is messages or result == messages:
+            return messages
+        report = CompactionReport(
+            engine=self.engine.name,
+            session_id=session_id,
+            tokens_before=before,
+            tokens_after=estimate_messages_tokens(result),
+            messages_before=len(messages),
+            messages_after=len(result),
+            summary_source=getattr(self.engine, "last_summary_source", "none"),
+            duration_s=time.perf_counter() - started,
+            forced=force,
+            focus_topic=focus_topic,
+            reason=getattr(self.engine, "last_compaction_note", ""),
+        )
+        self.call_each("hermes_compaction_finished", report=report)
+        self.last_compaction = report
+        return list(result)
+
+    last_compaction: CompactionReport | None = None
+
+    def engine_status(self) -> dict[str, Any]:
+        return dict(self._engine_call("hermes_engine_get_status", {}))
+
+    def on_session_start(self, session_id: str) -> None:
+        self._engine_call("hermes_engine_on_session_start", None, session_id=session_id)
+
+    def on_session_end(self, session_id: str, messages: list[Message]) -> None:
+        self._engine_call("hermes_engine_on_session_end", None, session_id=session_id, messages=messages)
+
+    def on_session_reset(self) -> None:
+        self._engine_call("hermes_engine_on_session_reset", None)
+
+    def update_model(self, model: str, context_length: int) -> None:
+        self._engine_call("hermes_engine_update_model", None, model=model, context_length=context_length)
+
+    # -- tools ----------------------------------------------------------------------------
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """Every tool the model may call: memory providers' first, then the engine's."""
+        schemas = list(self.memory.tool_schemas())
+        taken = {s.get("name") for s in schemas}
+        for _plugin, result in self.call_each("hermes_engine_get_tool_schemas"):
+            for schema in result or ():
+                name = schema.get("name") if isinstance(schema, dict) else None
+                if not name or name in taken:
+                    self._warn(f"engine tool {name!r} is missing a name or shadows another tool; ignored")
+                    continue
+                taken.add(name)
+                schemas.append(schema)
+        return schemas
+
+    def handle_tool_call(self, name: str, args: dict[str, Any]) -> str:
+        """Route a tool call to the memory providers or the engine; always a JSON string."""
+        if self.memory.has_tool(name):
+            return self.memory.handle_tool_call(name, args)
+        engine_tools = {
+            schema.get("name")
+            for _plugin, result in self.call_each("hermes_engine_get_tool_schemas")
+            for schema in result or ()
+            if isinstance(schema, dict)
+        }
+        if name in engine_tools:
+            try:
+                result = self.engine.handle_tool_call(name, args)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("engine tool %s failed: %s: %s", name, type(exc).__name__, exc)
+                return json.dumps({"error": f"Tool '{name}' failed: {type(exc).__name__}: {exc}"})
+            if result is not None:
+                return result
+        return json.dumps({"error": f"Unknown tool '{name}'"})
+
+    # -- prompt sections -----------------------------------------------------------------
+
+    def prompt_sections(self, ctx: PromptContext) -> list[PromptSection]:
+        """Sections from every plugin, isolated, sorted by order (stable)."""
+        sections: list[PromptSection] = []
+        for plugin_name, result in self.call_each("hermes_system_prompt_sections", ctx=ctx):
+            if result is None:
+                continue
+            for section in [result] if isinstance(result, PromptSection) else result:
+                if isinstance(section, PromptSection):
+                    sections.append(section)
+                else:
+                    self._warn(f"{self.origin(plugin_name)} returned a prompt section of type {type(section).__name__}")
+        sections.sort(key=lambda s: s.order)
+        return sections
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Drain memory work and shut providers down; safe to call twice."""
+        self.memory.shutdown()
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def apply_config_migrations(home: Path, raw: dict[str, Any], migrations: Iterable[ConfigMigration]) -> list[str]:
+    """Run each migration not yet recorded for ``home``; persist config once if changed."""
+    done = applied_migrations(home)
+    changed, ran = False, []
+    for migration in migrations:
+        if migration.id in done:
+            continue
+        try:
+            changed = bool(migration.apply(raw)) or changed
+        except Exception as exc:  # noqa: BLE001
+            log.warning("config migration %s failed: %s: %s", migration.id, type(exc).__name__, exc)
+            continue
+        done.add(migration.id)
+        ran.append(migration.id)
+    if changed:
+        write_raw_config(home / "config.yaml", raw)
+    if ran:
+        record_migrations(home, done)
+    return ran
+
+
+def build_host(
+    config: HermesConfig | None = None,
+    *,
+    home: Path | None = None,
+    config_path: Path | None = None,
+    load_entrypoints: bool = True,
+    plugins: Iterable[object] = (),
+    engines: dict[str, type[ContextEngine]] | None = None,
+    providers: dict[str, type[MemoryProvider]] | None = None,
+    strict: bool | None = None,
+) -> PluginHost:
+    """Build a host from ``config``, or from config.yaml (``config_path``, else in ``home``).
+
+    When config comes from ``$HERMES_HOME/config.yaml``, plugins' one-time migrations run
+    after general plugins load and before the engine and providers are selected.
+    """
+    from hermes_core.config import load_config
+
+    home = home or hermes_home()
+    raw = None
+    if config is None:
+        loaded = load_config(config_path, home=home)
+        for warning in loaded.warnings:
+            log.warning("%s", warning)
+        config = loaded.config
+        raw = loaded.raw if config_path is None else None
+    return PluginHost(config, home, load_entrypoints=load_entrypoints, plugins=plugins, engines=engines,
+                      providers=providers, strict=strict, migrate_raw=raw)

@@ -1,0 +1,71 @@
+"""What ``hermes-core plugins`` shows, computed without building a host.
+
+Reads package metadata and the raw config; imports only what a host would import anyway
+(general plugins and the selected engine and providers), so a broken one shows as
+``failed``. Unselected engines and providers are never imported. Pydantic is not loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermes_core.discovery import Candidate, PluginLoadError, discover, load
+from hermes_core.rawconfig import raw_selection
+from hermes_core.records import PluginInfo
+
+BUILTIN_PROVIDER = "builtin"
+
+
+def list_plugins(home: Path, raw: dict) -> tuple[list[PluginInfo], list[str]]:  # type: ignore[type-arg]
+    """Every discovered plugin with its status, and warnings (clashes, refusals)."""
+    engine, externals, disabled = raw_selection(raw)
+    mem = raw.get("memory") if isinstance(raw.get("memory"), dict) else {}
+    memory_on = bool(mem.get("memory_enabled", True) or mem.get("user_profile_enabled", True))
+    candidates, warnings = discover(home)
+    selected_providers = ([BUILTIN_PROVIDER] if memory_on else []) + [n for n in externals if n != BUILTIN_PROVIDER]
+    # the one-external rule, as the host applies it: the first external wins
+    refused = {n for n in selected_providers[1 if memory_on else 0 :][1:]}
+    infos = []
+    for cand in candidates:
+        if cand.blocked_by(disabled):
+            infos.append(cand.info("disabled"))
+            continue
+        wanted = (
+            cand.kind == "plugin"
+            or (cand.kind == "context_engine" and cand.name == engine)
+            or (cand.kind == "memory_provider" and cand.name in selected_providers and cand.name not in refused)
+        )
+        if not wanted:
+            error = "refused: only one external memory provider may be active" if cand.name in refused else ""
+            infos.append(cand.info("available", error))
+            continue
+        infos.append(_check(cand))
+    known = {(i.kind, i.name) for i in infos}
+    if ("context_engine", engine) not in known:
+        warnings.append(f"context.engine '{engine}' is not installed")
+    for name in selected_providers:
+        if ("memory_provider", name) not in known:
+            warnings.append(f"memory provider '{name}' is not installed")
+    infos.sort(key=lambda i: (i.kind, i.name))
+    return infos, warnings
+
+
+def _check(cand: Candidate) -> PluginInfo:
+    try:
+        obj = load(cand)
+        if cand.kind == "plugin":
+            _check_hook_names(cand, obj)
+    except PluginLoadError as exc:
+        return cand.info("failed", exc.reason)
+    return cand.info("active")
+
+
+def _check_hook_names(cand: Candidate, module: object) -> None:
+    from hermes_core import hookspecs
+
+    known = {n for n in dir(hookspecs) if n.startswith("hermes_")}
+    for attr in dir(module):
+        fn = getattr(module, attr, None)
+        opts = getattr(fn, f"{hookspecs.PROJECT}_impl", None)
+        if opts is not None and attr not in known and not opts.get("optionalhook"):
+            raise PluginLoadError(cand, f"implements unknown hook {attr}")

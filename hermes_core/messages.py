@@ -1,0 +1,132 @@
+"""OpenAI chat message-list rules shared by engines, tests and the runtime.
+
+``api_problems`` is the single definition of "API-valid" used by the conformance suite,
+replay and the compressor: every tool call answered exactly once, each result after its
+call, no orphan results, no two consecutive messages of the same role (tool results
+excepted), and the first non-system message from the user.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Message = dict[str, Any]
+
+STUB_TOOL_RESULT = "[Result from earlier conversation — see context summary above]"
+
+
+def tool_call_ids(message: Message) -> list[str]:
+    """Ids of the tool calls an assistant message makes (ignoring malformed entries)."""
+    ids = []
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, dict) and call.get("id"):
+            ids.append(str(call["id"]))
+    return ids
+
+
+def api_problems(messages: list[Message]) -> list[str]:
+    """Everything that would make a provider reject ``messages``; empty when valid."""
+    problems: list[str] = []
+    pending: dict[str, int] = {}  # call id -> index of the assistant message
+    answered: set[str] = set()
+    prev_role = None
+    first_non_system = True
+    for i, msg in enumerate(messages):
+        role = msg.get("role")
+        if role not in ("system", "user", "assistant", "tool"):
+            problems.append(f"message {i}: unknown role {role!r}")
+            continue
+        if role == "system":
+            if i != 0:
+                problems.append(f"message {i}: system message after the start")
+            prev_role = role
+            continue
+        if first_non_system:
+            first_non_system = False
+            if role != "user":
+                problems.append(f"message {i}: first non-system message is {role!r}, not 'user'")
+        if role != "tool" and pending:
+            problems.append(f"message {i}: tool calls {sorted(pending)} not answered before it")
+            pending.clear()
+        if role == "tool":
+            cid = msg.get("tool_call_id")
+            if cid in answered:
+                problems.append(f"message {i}: tool call {cid!r} answered twice")
+            elif cid not in pending:
+                problems.append(f"message {i}: tool result {cid!r} without a preceding call")
+            else:
+                del pending[cid]
+                answered.add(cid)
+        elif role == prev_role:
+            problems.append(f"message {i}: two consecutive {role!r} messages")
+        if role == "assistant":
+            for cid in tool_call_ids(msg):
+                if cid in pending or cid in answered:
+                    problems.append(f"message {i}: duplicate tool call id {cid!r}")
+                pending[cid] = i
+        prev_role = role
+    if pending:
+        problems.append(f"end: tool calls {sorted(pending)} never answered")
+    return problems
+
+
+def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
+    """Drop orphan tool results and stub unanswered calls; returns a new list.
+
+    Results are kept only directly after their call's group; a call without a result
+    gets :data:`STUB_TOOL_RESULT` so the list stays API-valid. Other messages pass
+    through unchanged (same dict objects).
+    """
+    out: list[Message] = []
+    open_calls: list[str] = []
+    seen_results: set[str] = set()
+
+    def close_group() -> None:
+        for cid in open_calls:
+            if cid not in seen_results:
+                out.append({"role": "tool", "tool_call_id": cid, "content": STUB_TOOL_RESULT})
+                seen_results.add(cid)
+        open_calls.clear()
+
+    for msg in messages:
+        role = msg.get("role")
+        if role == "tool":
+            cid = msg.get("tool_call_id")
+            if cid in open_calls and cid not in seen_results:
+                out.append(msg)
+                seen_results.add(cid)
+            continue
+        close_group()
+        out.append(msg)
+        if role == "assistant":
+            open_calls.extend(c for c in tool_call_ids(msg) if c not in seen_results)
+    close_group()
+    return out
+
+
+def last_user_index(messages: list[Message]) -> int | None:
+    """Index of the last message with role ``user``, or None."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user":
+            return i
+    return None
+
+
+def text_of(content: Any) -> str:
+    """The text of a message ``content``: a string, a list of parts, or None."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                if isinstance(part.get("text"), str):
+                    parts.append(part["text"])
+                elif part.get("type") in ("image_url", "image", "input_image"):
+                    parts.append("[image]")
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return str(content)

@@ -1,0 +1,53 @@
+"""The summary interface engines use, so summary backends are interchangeable.
+
+Engines build a :class:`SummaryRequest` and hand it to the selected :class:`Summarizer`
+(``auxiliary.summarizer``). Backends raise :class:`SummaryError` with a ``kind`` the
+engine can act on: ``auth``/``quota``/``connection`` mean "do not drop anything",
+``timeout``/``other`` mean "fall back to a local summary".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+ErrorKind = Literal["auth", "quota", "connection", "timeout", "other"]
+
+
+@dataclass
+class SummaryRequest:
+    """What to summarize.
+
+    ``turns`` are the messages leaving the context (already redacted by the engine);
+    ``previous_summary`` enables the iterative update; ``extra_context`` is what memory
+    providers asked to keep (``on_pre_compress``).
+    """
+
+    turns: list[dict[str, Any]]
+    budget_tokens: int
+    previous_summary: str | None = None
+    focus_topic: str | None = None
+    extra_context: str = ""
+
+
+@dataclass
+class SummaryResult:
+    text: str
+    source: Literal["llm", "deterministic"]
+
+
+class SummaryError(Exception):
+    """A summary backend failed; ``kind`` says how."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    """A summary backend. ``summarize`` returns text or raises :class:`SummaryError`."""
+
+    name: str
+
+    def summarize(self, request: SummaryRequest) -> SummaryResult: ...

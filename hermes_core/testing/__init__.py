@@ -1,0 +1,111 @@
+"""The plugin-author kit: pytest fixtures for testing hermes-core plugins.
+
+Installed as a pytest plugin (entry point ``pytest11``), so the fixtures are available
+in any project that has hermes-core installed:
+
+* ``hermes_home``: a temporary, empty ``$HERMES_HOME`` (the env var points at it).
+* ``write_config``: write ``config.yaml`` into that home from a mapping.
+* ``make_host``: build a :class:`~hermes_core.PluginHost` from chosen plugins, with
+  entry-point autoloading off unless asked for.
+
+Conformance suites live beside this module: :mod:`hermes_core.testing.engine_conformance`
+and :mod:`hermes_core.testing.provider_conformance`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from hermes_core.host import PluginHost
+
+
+@pytest.fixture
+def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh ``$HERMES_HOME`` for one test; plugin env switches are cleared."""
+    home = tmp_path / "hermes-home"
+    home.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    for var in ("HERMES_DISABLE_PLUGINS", "HERMES_STRICT_PLUGINS", "HERMES_TRACE_PLUGINS"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def write_config(hermes_home: Path) -> Callable[[dict[str, Any]], Path]:
+    """Write a mapping as ``$HERMES_HOME/config.yaml``; returns the path."""
+    import yaml
+
+    def write(data: dict[str, Any]) -> Path:
+        path = hermes_home / "config.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
+    """Build hosts for a test and close them afterwards.
+
+    ``make_host(config=None, *, engines={}, providers={}, plugins=(), load_entrypoints=False,
+    **config_overrides)``: ``config_overrides`` are dotted keys, e.g.
+    ``make_host(**{"context.engine": "mine", "model.context_length": 16000})``.
+    Engines and providers passed here are registered in-process under the given names.
+    """
+    from hermes_core.config import HermesConfig
+    from hermes_core.host import build_host
+
+    built: list[PluginHost] = []
+
+    def make(
+        config: HermesConfig | None = None,
+        *,
+        engines: dict[str, type] | None = None,
+        providers: dict[str, type] | None = None,
+        plugins: tuple[object, ...] | list[object] = (),
+        load_entrypoints: bool = False,
+        strict: bool | None = None,
+        **overrides: Any,
+    ) -> PluginHost:
+        data = config.model_dump() if config is not None else {}
+        for dotted, value in overrides.items():
+            node = data
+            *parents, leaf = dotted.replace("__", ".").split(".")
+            for key in parents:
+                node = node.setdefault(key, {})
+            node[leaf] = value
+        cfg = HermesConfig.model_validate(data)
+        if not load_entrypoints:
+            engines, providers = _with_builtins(engines, providers, cfg)
+        host = build_host(
+            cfg, home=hermes_home, load_entrypoints=load_entrypoints, plugins=plugins,
+            engines=engines, providers=providers, strict=strict,  # type: ignore[arg-type]
+        )
+        built.append(host)
+        return host
+
+    yield make
+    for host in built:
+        host.close()
+
+
+def _with_builtins(
+    engines: dict[str, type] | None, providers: dict[str, type] | None, cfg: Any
+) -> tuple[dict[str, type], dict[str, type]]:
+    """Without entry points, still offer the built-in engine and provider by name."""
+    from hermes_core.discovery import CORE_DISTRIBUTION, iter_entry_points, load
+
+    engines, providers = dict(engines or {}), dict(providers or {})
+    for cand in iter_entry_points():
+        if cand.distribution != CORE_DISTRIBUTION:
+            continue
+        if cand.kind == "context_engine" and cand.name not in engines:
+            engines[cand.name] = load(cand)
+        elif cand.kind == "memory_provider" and cand.name not in providers:
+            providers[cand.name] = load(cand)
+    return engines, providers
