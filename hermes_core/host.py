@@ -241,8 +241,9 @@ class PluginHost:
         info = self._infos.setdefault(key, PluginInfo(name, kind, "in-process", "", source="in-process"))  # type: ignore[arg-type]
         try:
             settings = self._settings_for(name, cls)
-            obj = cls(PluginContext(home=self.home, config=self.config, settings=settings, summarizer=self.summarizer,
-                                    extras={"memory_context": self.memory.on_pre_compress}))
+            ctx = PluginContext(home=self.home, config=self.config, settings=settings,
+                                summarizer=self.summarizer, pre_compress=self.memory.on_pre_compress)
+            obj = cls(ctx)
         except ConfigError:
             raise
         except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,13 +19,16 @@ class PluginContext:
     ``settings`` is the plugin's own config section (``plugins.<name>`` in config.yaml),
     validated against the class's ``config_model`` when it declares one, else a dict.
     ``summarizer`` is the backend selected by ``auxiliary.summarizer``; engines call it
-    instead of talking to a model themselves.
+    instead of talking to a model themselves. ``pre_compress(messages)`` asks the memory
+    providers what a summary of ``messages`` must keep (their ``on_pre_compress``); an
+    engine calls it right before it summarizes and folds the text into the summary input.
     """
 
     home: Path
     config: HermesConfig
     settings: Any = None
     summarizer: Summarizer | None = None
+    pre_compress: Callable[[list[dict[str, Any]]], str] = field(default=lambda messages: "")
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property
