@@ -52,7 +52,7 @@ Message = dict[str, Any]
 
 
 @hookspec
-def hermes_context_engines() -> Iterable[tuple[str, type[ContextEngine]]]:  # type: ignore[empty-body]
+def hermes_register_context_engines() -> Iterable[tuple[str, type[ContextEngine]]]:  # type: ignore[empty-body]
     """Register context engines in-process, as ``(name, class)`` pairs.
 
     Fires once, when the host builds its engine registry. The name is what users write
@@ -63,15 +63,15 @@ def hermes_context_engines() -> Iterable[tuple[str, type[ContextEngine]]]:  # ty
 
 
 @hookspec
-def hermes_memory_providers() -> Iterable[tuple[str, type[MemoryProvider]]]:  # type: ignore[empty-body]
+def hermes_register_memory_providers() -> Iterable[tuple[str, type[MemoryProvider]]]:  # type: ignore[empty-body]
     """Register memory providers in-process, as ``(name, class)`` pairs.
 
-    Same contract as :func:`hermes_context_engines`, for ``memory.provider``.
+    Same contract as :func:`hermes_register_context_engines`, for ``memory.provider``.
     """
 
 
 @hookspec
-def hermes_summarizers() -> Iterable[tuple[str, Summarizer]]:  # type: ignore[empty-body]
+def hermes_register_summarizers() -> Iterable[tuple[str, Summarizer]]:  # type: ignore[empty-body]
     """Register summary backends, as ``(name, summarizer)`` pairs.
 
     Fires once, when the host builds its summarizer registry. ``auxiliary.summarizer``

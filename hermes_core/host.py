@@ -157,8 +157,8 @@ class PluginHost:
 
     def _collect_inprocess_registrations(self) -> None:
         for hook, table, kind, base in (
-            ("hermes_context_engines", self._engine_classes, "context_engine", ContextEngine),
-            ("hermes_memory_providers", self._provider_classes, "memory_provider", MemoryProvider),
+            ("hermes_register_context_engines", self._engine_classes, "context_engine", ContextEngine),
+            ("hermes_register_memory_providers", self._provider_classes, "memory_provider", MemoryProvider),
         ):
             for plugin_name, result in self.call_each(hook):
                 for name, cls in result or ():
@@ -314,7 +314,7 @@ class PluginHost:
 
         aux = self.config.auxiliary
         table: dict[str, Any] = dict(builtin_summarizers(self.config))
-        for plugin_name, result in self.call_each("hermes_summarizers"):
+        for plugin_name, result in self.call_each("hermes_register_summarizers"):
             for name, summarizer in result or ():
                 if name in table:
                     self._warn(f"summarizer '{name}' from {self.origin(plugin_name)} clashes; ignored")

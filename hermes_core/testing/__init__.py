@@ -7,6 +7,9 @@ in any project that has hermes-core installed:
 * ``write_config``: write ``config.yaml`` into that home from a mapping.
 * ``make_host``: build a :class:`~hermes_core.PluginHost` from chosen plugins, with
   entry-point autoloading off unless asked for.
+* ``installed_distribution``: install a real distribution (a ``.dist-info`` with your
+  entry points, plus modules) on ``sys.path`` for one test, so discovery finds it
+  exactly as it finds a pip-installed package.
 
 Conformance suites live beside this module: :mod:`hermes_core.testing.engine_conformance`
 and :mod:`hermes_core.testing.provider_conformance`.
@@ -92,6 +95,35 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
     yield make
     for host in built:
         host.close()
+
+
+@pytest.fixture
+def installed_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., Path]:
+    """Install a distribution for the duration of one test; returns its site directory.
+
+    ``installed_distribution(name, version="1.0", entry_points={group: {ep: "mod:attr"}},
+    modules={"mod.py": source})``. The directory is prepended to ``sys.path`` and to
+    ``PYTHONPATH`` (so subprocesses such as the ``hermes-core`` CLI see it too).
+    """
+    import os
+
+    from hermes_core.testing.distributions import write_distribution
+
+    def install(
+        name: str,
+        version: str = "1.0",
+        entry_points: dict[str, dict[str, str]] | None = None,
+        modules: dict[str, str] | None = None,
+    ) -> Path:
+        site = tmp_path / f"site-{name}"
+        write_distribution(site, name, version, entry_points or {}, modules or {})
+        monkeypatch.syspath_prepend(str(site))
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+        return site
+
+    return install
 
 
 def _with_builtins(
