@@ -29,7 +29,26 @@ _EXPORTS = {
     "SummaryResult": "hermes_core.summarize",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "CompactionReport",
+    "ConfigError",
+    "ConfigMigration",
+    "ContextEngine",
+    "HermesConfig",
+    "MemoryProvider",
+    "PluginContext",
+    "PluginHost",
+    "PromptContext",
+    "PromptSection",
+    "Summarizer",
+    "SummaryError",
+    "SummaryRequest",
+    "SummaryResult",
+    "__version__",
+    "build_host",
+    "hookimpl",
+    "load_config",
+]
 
 if TYPE_CHECKING:
     from hermes_core.config import HermesConfig, load_config

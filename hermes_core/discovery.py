@@ -14,7 +14,9 @@ Listing reads package metadata and directory names only; :func:`load` imports.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -86,11 +88,33 @@ class Candidate:
 
 
 def iter_entry_points() -> Iterator[Candidate]:
-    """Every entry point in the three groups, from metadata only."""
-    for kind, group in GROUPS.items():
-        for ep in metadata.entry_points(group=group):
-            dist = getattr(ep, "dist", None)
-            yield Candidate(
+    """Every entry point in the three groups, from metadata only (cached, see below)."""
+    yield from _entry_point_candidates(_path_signature())
+
+
+def _path_signature() -> tuple[tuple[str, int], ...]:
+    """``sys.path`` with each entry's mtime: installing or removing a distribution changes it."""
+    sig = []
+    for entry in sys.path:
+        try:
+            sig.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            sig.append((entry, -1))
+    return tuple(sig)
+
+
+@functools.lru_cache(maxsize=4)
+def _entry_point_candidates(signature: tuple[tuple[str, int], ...]) -> tuple[Candidate, ...]:
+    """One metadata scan for all three groups, reused while the path is unchanged."""
+    by_group = {group: kind for kind, group in GROUPS.items()}
+    found = []
+    for ep in metadata.entry_points():
+        kind = by_group.get(ep.group)
+        if kind is None:
+            continue
+        dist = getattr(ep, "dist", None)
+        found.append(
+            Candidate(
                 name=ep.name,
                 kind=kind,
                 distribution=getattr(dist, "name", "") or "unknown",
@@ -99,6 +123,8 @@ def iter_entry_points() -> Iterator[Candidate]:
                 target=ep.value,
                 entry_point=ep,
             )
+        )
+    return tuple(found)
 
 
 def iter_dropins(home: Path) -> Iterator[Candidate]:
@@ -125,8 +151,7 @@ def discover(home: Path) -> tuple[list[Candidate], list[str]]:
             first = seen[key]
             if (first.distribution, first.target) != (cand.distribution, cand.target):
                 warnings.append(
-                    f"{cand.kind} '{cand.name}' is provided by both {first.where} and {cand.where}; "
-                    f"using {first.where}"
+                    f"{cand.kind} '{cand.name}' is provided by both {first.where} and {cand.where}; using {first.where}"
                 )
             continue
         seen[key] = cand
@@ -142,7 +167,7 @@ def load(candidate: Candidate) -> Any:
             obj = candidate.entry_point.load()
     except PluginLoadError:
         raise
-    except BaseException as exc:  # noqa: BLE001 - a plugin may raise anything at import
+    except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt):
             raise
         raise PluginLoadError(candidate, f"failed to import: {type(exc).__name__}: {exc}") from exc

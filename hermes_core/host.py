@@ -13,9 +13,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pluggy
 
@@ -35,7 +35,14 @@ from hermes_core.memory_manager import MemoryManager
 from hermes_core.paths import hermes_home
 from hermes_core.plugin_context import PluginContext
 from hermes_core.provider import MemoryProvider
-from hermes_core.records import CompactionReport, ConfigMigration, PluginInfo, PromptContext, PromptSection
+from hermes_core.records import (
+    CompactionReport,
+    ConfigMigration,
+    PluginInfo,
+    PluginKind,
+    PromptContext,
+    PromptSection,
+)
 from hermes_core.summarize import Summarizer
 from hermes_core.tokens import estimate_messages_tokens
 
@@ -123,8 +130,7 @@ class PluginHost:
         unknown = [
             caller.name
             for caller in self.pm.get_hookcallers(plugin) or ()
-            if not caller.has_spec()
-            and not any(i.plugin is plugin and i.optionalhook for i in caller.get_hookimpls())
+            if not caller.has_spec() and not any(i.plugin is plugin and i.optionalhook for i in caller.get_hookimpls())
         ]
         if unknown:
             self.pm.unregister(plugin)
@@ -163,13 +169,17 @@ class PluginHost:
             for plugin_name, result in self.call_each(hook):
                 for name, cls in result or ():
                     if not (isinstance(cls, type) and issubclass(cls, base)):
-                        self._warn(f"{self.origin(plugin_name)} registered {kind} '{name}' that is not a {base.__name__}")
+                        self._warn(
+                            f"{self.origin(plugin_name)} registered {kind} '{name}' that is not a {base.__name__}"
+                        )
                     elif name in table:
-                        self._warn(f"{kind} '{name}' from {self.origin(plugin_name)} clashes with an existing one; ignored")
+                        self._warn(
+                            f"{kind} '{name}' from {self.origin(plugin_name)} clashes with an existing one; ignored"
+                        )
                     else:
                         table[name] = cls  # type: ignore[assignment]
                         self._infos[(kind, name)] = PluginInfo(
-                            name, kind, self.origin(plugin_name), "", "available", source="in-process"  # type: ignore[arg-type]
+                            name, cast(PluginKind, kind), self.origin(plugin_name), "", source="in-process"
                         )
 
     # -- selection ------------------------------------------------------------------
@@ -207,7 +217,7 @@ class PluginHost:
                 raise
             try:
                 ok, reason = provider.is_available()  # type: ignore[union-attr]
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 ok, reason = False, f"is_available() raised {type(exc).__name__}: {exc}"
             if not ok:
                 self._warn(f"memory provider '{name}' skipped: {reason}")
@@ -241,12 +251,17 @@ class PluginHost:
         info = self._infos.setdefault(key, PluginInfo(name, kind, "in-process", "", source="in-process"))  # type: ignore[arg-type]
         try:
             settings = self._settings_for(name, cls)
-            ctx = PluginContext(home=self.home, config=self.config, settings=settings,
-                                summarizer=self.summarizer, pre_compress=self.memory.on_pre_compress)
+            ctx = PluginContext(
+                home=self.home,
+                config=self.config,
+                settings=settings,
+                summarizer=self.summarizer,
+                pre_compress=self.memory.on_pre_compress,
+            )
             obj = cls(ctx)
         except ConfigError:
             raise
-        except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
+        except Exception as exc:
             info.status, info.error = "failed", f"{type(exc).__name__}: {exc}"
             err = PluginLoadError(
                 Candidate(name, kind, info.distribution, info.version, info.source, info.target),  # type: ignore[arg-type]
@@ -255,6 +270,7 @@ class PluginHost:
             if self.strict:
                 raise err from exc
             raise err from None
+        obj = cast(ContextEngine | MemoryProvider, obj)
         if obj.name != name:
             self._warn(f"{what} registered as '{name}' reports its name as '{obj.name}'")
         info.status, info.error = "active", ""
@@ -350,16 +366,23 @@ class PluginHost:
         started = time.perf_counter()
         try:
             result = impl.function(*args)
-        except Exception as exc:  # noqa: BLE001 - isolation is the point
+        except Exception as exc:
             log.warning(
                 "%s failed in %s: %s: %s",
-                self.origin(impl.plugin_name), hook, type(exc).__name__, exc,
+                self.origin(impl.plugin_name),
+                hook,
+                type(exc).__name__,
+                exc,
                 exc_info=log.isEnabledFor(logging.DEBUG),
             )
             return False, None
         if self._tracing:
             trace_log.info(
-                "%s <- %s(%s) = %r [%.3f ms]", impl.plugin_name, hook, _short(kwargs), _short(result),
+                "%s <- %s(%s) = %r [%.3f ms]",
+                impl.plugin_name,
+                hook,
+                _short(kwargs),
+                _short(result),
                 (time.perf_counter() - started) * 1000,
             )
         return True, result
@@ -376,11 +399,13 @@ class PluginHost:
         self._tracing = True
         local = threading.local()
 
-        def before(hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+        def before(hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
             local.__dict__.setdefault("stack", []).append(time.perf_counter())
             trace_log.info("-> %s(%s) impls=%s", hook_name, _short(kwargs), [i.plugin_name for i in impls])
 
-        def after(outcome: Any, hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+        def after(
+            outcome: pluggy.Result[Any], hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]
+        ) -> None:
             started = local.stack.pop() if getattr(local, "stack", None) else time.perf_counter()
             shown = repr(outcome.exception) if outcome.exception else _short(outcome.get_result())
             trace_log.info("<- %s = %s [%.3f ms]", hook_name, shown, (time.perf_counter() - started) * 1000)
@@ -397,9 +422,15 @@ class PluginHost:
     def _engine_call(self, hook: str, default: Any, **kwargs: Any) -> Any:
         try:
             result = getattr(self.pm.hook, hook)(**kwargs)
-        except Exception as exc:  # noqa: BLE001
-            log.warning("context engine %s failed in %s: %s: %s", self.origin(f"engine:{self.engine.name}"),
-                        hook, type(exc).__name__, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        except Exception as exc:
+            log.warning(
+                "context engine %s failed in %s: %s: %s",
+                self.origin(f"engine:{self.engine.name}"),
+                hook,
+                type(exc).__name__,
+                exc,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
             return default
         return default if result is None else result
 
@@ -428,8 +459,12 @@ class PluginHost:
         started = time.perf_counter()
         before = estimate_messages_tokens(messages)
         result = self._engine_call(
-            "hermes_engine_compress", messages,
-            messages=messages, current_tokens=current_tokens, focus_topic=focus_topic, force=force,
+            "hermes_engine_compress",
+            messages,
+            messages=messages,
+            current_tokens=current_tokens,
+            focus_topic=focus_topic,
+            force=force,
         )
         if result is messages or result == messages:
             return messages
@@ -496,7 +531,7 @@ class PluginHost:
         if name in engine_tools:
             try:
                 result = self.engine.handle_tool_call(name, args)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 log.warning("engine tool %s failed: %s: %s", name, type(exc).__name__, exc)
                 return json.dumps({"error": f"Tool '{name}' failed: {type(exc).__name__}: {exc}"})
             if result is not None:
@@ -540,7 +575,7 @@ def apply_config_migrations(home: Path, raw: dict[str, Any], migrations: Iterabl
             continue
         try:
             changed = bool(migration.apply(raw)) or changed
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             log.warning("config migration %s failed: %s: %s", migration.id, type(exc).__name__, exc)
             continue
         done.add(migration.id)
@@ -578,5 +613,13 @@ def build_host(
             log.warning("%s", warning)
         config = loaded.config
         raw = loaded.raw if config_path is None else None
-    return PluginHost(config, home, load_entrypoints=load_entrypoints, plugins=plugins, engines=engines,
-                      providers=providers, strict=strict, migrate_raw=raw)
+    return PluginHost(
+        config,
+        home,
+        load_entrypoints=load_entrypoints,
+        plugins=plugins,
+        engines=engines,
+        providers=providers,
+        strict=strict,
+        migrate_raw=raw,
+    )

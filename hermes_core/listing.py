@@ -8,23 +8,24 @@ Reads package metadata and the raw config; imports only what a host would import
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from hermes_core.discovery import Candidate, PluginLoadError, discover, load
-from hermes_core.rawconfig import raw_selection
+from hermes_core.rawconfig import raw_selection, section
 from hermes_core.records import PluginInfo
 
 BUILTIN_PROVIDER = "builtin"
 
 
-def list_plugins(home: Path, raw: dict) -> tuple[list[PluginInfo], list[str]]:  # type: ignore[type-arg]
+def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], list[str]]:
     """Every discovered plugin with its status, and warnings (clashes, refusals)."""
     engine, externals, disabled = raw_selection(raw)
-    mem = raw.get("memory") if isinstance(raw.get("memory"), dict) else {}
+    mem = section(raw, "memory")
     memory_on = bool(mem.get("memory_enabled", True) or mem.get("user_profile_enabled", True))
     candidates, warnings = discover(home)
     selected_providers = ([BUILTIN_PROVIDER] if memory_on else []) + [n for n in externals if n != BUILTIN_PROVIDER]
     # the one-external rule, as the host applies it: the first external wins
-    refused = {n for n in selected_providers[1 if memory_on else 0 :][1:]}
+    refused = set(selected_providers[1 if memory_on else 0 :][1:])
     infos = []
     for cand in candidates:
         if cand.blocked_by(disabled):

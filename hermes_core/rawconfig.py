@@ -46,13 +46,17 @@ def env_disabled_plugins() -> set[str]:
 
 def raw_selection(raw: dict[str, Any]) -> tuple[str, list[str], set[str]]:
     """``(engine, external providers, disabled)`` read leniently from a raw mapping."""
-    ctx = raw.get("context") if isinstance(raw.get("context"), dict) else {}
-    mem = raw.get("memory") if isinstance(raw.get("memory"), dict) else {}
-    plugins = raw.get("plugins") if isinstance(raw.get("plugins"), dict) else {}
+    ctx, mem, plugins = section(raw, "context"), section(raw, "memory"), section(raw, "plugins")
     engine = str(ctx.get("engine") or "compressor")
     providers = split_names(mem.get("provider"))
     disabled = {str(x) for x in (plugins.get("disabled") or []) if isinstance(x, str)}
     return engine, providers, disabled | env_disabled_plugins()
+
+
+def section(raw: dict[str, Any], key: str) -> dict[str, Any]:
+    """``raw[key]`` if it is a mapping, else {} (the typed loader reports the error)."""
+    value = raw.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def split_names(value: Any) -> list[str]:

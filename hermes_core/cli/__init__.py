@@ -19,9 +19,7 @@ COMMANDS = ("plugins", "config", "memory", "compact", "prompt", "replay", "docto
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="hermes-core", description="Memory and context management for AI agents."
-    )
+    parser = argparse.ArgumentParser(prog="hermes-core", description="Memory and context management for AI agents.")
     parser.add_argument("--config", metavar="PATH", help="config file (default: $HERMES_HOME/config.yaml)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -50,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+    except Exception as exc:
         if args.debug:
             raise
         from hermes_core.rawconfig import ConfigError

@@ -86,8 +86,13 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
         if not load_entrypoints:
             engines, providers = _with_builtins(engines, providers, cfg)
         host = build_host(
-            cfg, home=hermes_home, load_entrypoints=load_entrypoints, plugins=plugins,
-            engines=engines, providers=providers, strict=strict,  # type: ignore[arg-type]
+            cfg,
+            home=hermes_home,
+            load_entrypoints=load_entrypoints,
+            plugins=plugins,
+            engines=engines,
+            providers=providers,
+            strict=strict,  # type: ignore[arg-type]
         )
         built.append(host)
         return host
@@ -98,9 +103,7 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
 
 
 @pytest.fixture
-def installed_distribution(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Callable[..., Path]:
+def installed_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
     """Install a distribution for the duration of one test; returns its site directory.
 
     ``installed_distribution(name, version="1.0", entry_points={group: {ep: "mod:attr"}},

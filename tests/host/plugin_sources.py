@@ -23,7 +23,7 @@ class KeepLastEngine(ContextEngine):
         return head + [dict(m) for m in messages[-1:]]
 '''
 
-PROVIDER = '''
+PROVIDER = """
 from hermes_core import MemoryProvider
 
 
@@ -40,9 +40,9 @@ class NotesProvider(MemoryProvider):
 
     def prefetch(self, query):
         return "{name} recalls: " + query
-'''
+"""
 
-UNAVAILABLE = '''
+UNAVAILABLE = """
 from hermes_core import MemoryProvider
 
 
@@ -56,13 +56,13 @@ class Offline(MemoryProvider):
 
     def initialize(self, session_id):
         raise AssertionError("must not be initialized")
-'''
+"""
 
-BROKEN_IMPORT = '''
+BROKEN_IMPORT = """
 raise ImportError("libfoo.so: cannot open shared object file")
-'''
+"""
 
-MARKS_IMPORT = '''
+MARKS_IMPORT = """
 import os, pathlib
 pathlib.Path(os.environ["HERMES_TEST_MARKER"]).write_text("imported")
 from hermes_core import hookimpl
@@ -71,9 +71,9 @@ from hermes_core import hookimpl
 @hookimpl
 def hermes_compaction_finished(report):
     pass
-'''
+"""
 
-OBSERVER = '''
+OBSERVER = """
 from hermes_core import hookimpl
 
 SEEN = []
@@ -82,13 +82,13 @@ SEEN = []
 @hookimpl
 def hermes_compaction_finished(report):
     SEEN.append(report)
-'''
+"""
 
-MISSPELLED_HOOK = '''
+MISSPELLED_HOOK = """
 from hermes_core import hookimpl
 
 
 @hookimpl
 def hermes_compaction_finishd(report):
     pass
-'''
+"""

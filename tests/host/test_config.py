@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from hermes_compressor import CompressorEngine
 from pydantic import BaseModel, Field
 
 from hermes_core import ConfigError, ContextEngine, hookimpl
 from hermes_core.config import HermesConfig, load_config
 from hermes_core.host import build_host
 from hermes_core.records import ConfigMigration
-from hermes_compressor import CompressorEngine
 
 
 def test_defaults_follow_the_seed():
@@ -29,11 +29,20 @@ def test_missing_file_means_defaults(hermes_home):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("context:\n  threshold_percent: high\n", "context.threshold_percent: got \"high\"; expected input should be a valid number"),
-        ("context:\n  threshold_percent: 1.5\n", "context.threshold_percent: got 1.5; expected input should be less than or equal to 1"),
-        ("memory:\n  memory_char_limit: -5\n", "memory.memory_char_limit: got -5; expected input should be greater than 0"),
+        (
+            "context:\n  threshold_percent: high\n",
+            'context.threshold_percent: got "high"; expected input should be a valid number',
+        ),
+        (
+            "context:\n  threshold_percent: 1.5\n",
+            "context.threshold_percent: got 1.5; expected input should be less than or equal to 1",
+        ),
+        (
+            "memory:\n  memory_char_limit: -5\n",
+            "memory.memory_char_limit: got -5; expected input should be greater than 0",
+        ),
         ("memory: [1, 2]\n", "memory: got [1, 2]; expected a mapping"),
-        ("plugins:\n  disabled: lcm\n", "plugins.disabled: got \"lcm\"; expected input should be a valid list"),
+        ("plugins:\n  disabled: lcm\n", 'plugins.disabled: got "lcm"; expected input should be a valid list'),
         ("- just\n- a list\n", "expected a mapping at the top level, got list"),
         ("context:\n  engine: [unclosed\n", "(line 3, column 1): not valid YAML"),
     ],
@@ -57,7 +66,9 @@ def test_unknown_keys_warn_with_did_you_mean(write_config, hermes_home):
     write_config({"memroy": {}, "context": {"threshold_precent": 0.6}, "plugins": {"lcm": {"x": 1}}})
     loaded = load_config(home=hermes_home)
     assert any("unknown key 'memroy'; did you mean 'memory'?" in w for w in loaded.warnings)
-    assert any("unknown key 'context.threshold_precent'; did you mean 'threshold_percent'?" in w for w in loaded.warnings)
+    assert any(
+        "unknown key 'context.threshold_precent'; did you mean 'threshold_percent'?" in w for w in loaded.warnings
+    )
     assert not any("plugins.lcm" in w for w in loaded.warnings)  # plugin sections are the plugins' business
 
 
@@ -84,12 +95,16 @@ class ConfiguredEngine(ContextEngine):
 
 
 def test_plugin_sections_are_validated_with_the_same_messages(make_host):
-    host = make_host(engines={"configured": ConfiguredEngine},
-                     **{"context.engine": "configured", "plugins.configured": {"fresh_tail": 3}})
+    host = make_host(
+        engines={"configured": ConfiguredEngine},
+        **{"context.engine": "configured", "plugins.configured": {"fresh_tail": 3}},
+    )
     assert host.engine.ctx.settings == Settings(fresh_tail=3)
     with pytest.raises(ConfigError, match=r"plugins\.configured\.fresh_tail: got 0; expected input should be greater"):
-        make_host(engines={"configured": ConfiguredEngine},
-                  **{"context.engine": "configured", "plugins.configured": {"fresh_tail": 0}})
+        make_host(
+            engines={"configured": ConfiguredEngine},
+            **{"context.engine": "configured", "plugins.configured": {"fresh_tail": 0}},
+        )
 
 
 ENGINES = {"compressor": CompressorEngine}

@@ -93,7 +93,11 @@ def test_broken_plugins_are_failed_and_the_rest_works(installed_distribution, ma
             "hermes.plugins": {"broken": "broken_plugin", "misspelled": "misspelled_plugin"},
             "hermes.context_engines": {"notaclass": "observer_mod:SEEN"},
         },
-        modules={"broken_plugin.py": BROKEN_IMPORT, "misspelled_plugin.py": MISSPELLED_HOOK, "observer_mod.py": OBSERVER},
+        modules={
+            "broken_plugin.py": BROKEN_IMPORT,
+            "misspelled_plugin.py": MISSPELLED_HOOK,
+            "observer_mod.py": OBSERVER,
+        },
     )
     with caplog.at_level(logging.WARNING, logger="hermes_core"):
         host = make_host(load_entrypoints=True)
@@ -112,17 +116,19 @@ def test_broken_plugins_are_failed_and_the_rest_works(installed_distribution, ma
 
 def test_strict_mode_makes_load_failures_fatal(installed_distribution, make_host, monkeypatch):
     installed_distribution(
-        "hermes-broken2", entry_points={"hermes.plugins": {"broken2": "broken_plugin2"}},
+        "hermes-broken2",
+        entry_points={"hermes.plugins": {"broken2": "broken_plugin2"}},
         modules={"broken_plugin2.py": BROKEN_IMPORT},
     )
     monkeypatch.setenv("HERMES_STRICT_PLUGINS", "1")
-    with pytest.raises(Exception, match="broken2.*libfoo.so"):
+    with pytest.raises(Exception, match=r"broken2.*libfoo\.so"):
         make_host(load_entrypoints=True)
 
 
 def test_unknown_engine_lists_names_and_distributions(installed_distribution, make_host):
     installed_distribution(
-        "hermes-context-keeplast", "2.1.0",
+        "hermes-context-keeplast",
+        "2.1.0",
         entry_points={"hermes.context_engines": {"keeplast": "keeplast_engine2:KeepLastEngine"}},
         modules={"keeplast_engine2.py": ENGINE},
     )
@@ -136,8 +142,13 @@ def test_unknown_engine_lists_names_and_distributions(installed_distribution, ma
 def test_one_external_provider_rule(installed_distribution, make_host, caplog):
     installed_distribution(
         "hermes-memory-two",
-        entry_points={"hermes.memory_providers": {"alpha": "alpha_mem:NotesProvider", "beta": "beta_mem:NotesProvider"}},
-        modules={"alpha_mem.py": PROVIDER.replace("{name}", "alpha"), "beta_mem.py": PROVIDER.replace("{name}", "beta")},
+        entry_points={
+            "hermes.memory_providers": {"alpha": "alpha_mem:NotesProvider", "beta": "beta_mem:NotesProvider"}
+        },
+        modules={
+            "alpha_mem.py": PROVIDER.replace("{name}", "alpha"),
+            "beta_mem.py": PROVIDER.replace("{name}", "beta"),
+        },
     )
     with caplog.at_level(logging.WARNING, logger="hermes_core"):
         host = make_host(load_entrypoints=True, **{"memory.provider": "alpha,beta"})
@@ -171,7 +182,8 @@ def test_dropin_engine_directory(hermes_home, make_host):
 
 def test_name_clash_between_sources_is_reported(installed_distribution, hermes_home):
     installed_distribution(
-        "hermes-context-keeplast", entry_points={"hermes.context_engines": {"keeplast": "keeplast_engine3:KeepLastEngine"}},
+        "hermes-context-keeplast",
+        entry_points={"hermes.context_engines": {"keeplast": "keeplast_engine3:KeepLastEngine"}},
         modules={"keeplast_engine3.py": ENGINE},
     )
     directory = hermes_home / "plugins" / "context_engine" / "keeplast"

@@ -25,7 +25,7 @@ def test_every_hook_is_documented(name):
     [("hermes_engine_", ContextEngine, EngineHooks), ("hermes_memory_", MemoryProvider, ProviderHooks)],
 )
 def test_lifecycle_hooks_mirror_the_base_classes(prefix, base, adapter):
-    hooks = {n[len(prefix):] for n in SPEC_NAMES if n.startswith(prefix)}
+    hooks = {n[len(prefix) :] for n in SPEC_NAMES if n.startswith(prefix)}
     members = {n for n in dir(base) if not n.startswith("_")} - {"name", "config_model", "threshold_percent"}
     assert hooks == members
     assert {n for n in dir(adapter) if n.startswith(prefix)} == {prefix + h for h in hooks}
@@ -84,7 +84,9 @@ class HalvingEngine(ContextEngine):
 
 def test_a_raising_plugin_never_stops_the_others(make_host, caplog):
     recording = Recording()
-    host = make_host(plugins=[Exploding(), recording], engines={"halving": HalvingEngine}, **{"context.engine": "halving"})
+    host = make_host(
+        plugins=[Exploding(), recording], engines={"halving": HalvingEngine}, **{"context.engine": "halving"}
+    )
     messages = [{"role": "user", "content": str(i)} for i in range(6)]
     with caplog.at_level(logging.WARNING, logger="hermes_core"):
         out = host.compress(messages, force=True, session_id="s")

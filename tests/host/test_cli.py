@@ -1,0 +1,81 @@
+"""The CLI as a whole process: output, exit codes, errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from .plugin_sources import BROKEN_IMPORT, ENGINE
+
+
+def cli(*args, check_code=None):
+    proc = subprocess.run([sys.executable, "-m", "hermes_core", *args], capture_output=True, text=True, timeout=60)
+    if check_code is not None:
+        assert proc.returncode == check_code, proc.stderr
+    return proc
+
+
+def test_plugins_lists_status_distribution_and_errors(installed_distribution, hermes_home):
+    installed_distribution(
+        "hermes-context-keeplast",
+        "2.1.0",
+        entry_points={"hermes.context_engines": {"keeplast": "cli_keeplast:KeepLastEngine"}},
+        modules={"cli_keeplast.py": ENGINE},
+    )
+    installed_distribution(
+        "hermes-broken",
+        "0.3",
+        entry_points={"hermes.plugins": {"broken": "cli_broken"}},
+        modules={"cli_broken.py": BROKEN_IMPORT},
+    )
+    data = json.loads(cli("plugins", "--json", check_code=0).stdout)
+    rows = {p["name"]: p for p in data["plugins"]}
+    assert rows["compressor"]["status"] == "active"
+    assert rows["builtin"]["status"] == "active"
+    assert rows["keeplast"]["status"] == "available"
+    assert (rows["keeplast"]["distribution"], rows["keeplast"]["version"]) == ("hermes-context-keeplast", "2.1.0")
+    assert rows["broken"]["status"] == "failed" and "libfoo.so" in rows["broken"]["error"]
+    assert "prompt" not in rows  # hermes-core's own general plugins only with --all
+    table = cli("plugins", check_code=0).stdout
+    assert table.splitlines()[0].split() == ["NAME", "KIND", "DISTRIBUTION", "VERSION", "STATUS", "ERROR"]
+    assert "failed" in table and "libfoo.so" in table
+    assert "prompt" in cli("plugins", "--all", check_code=0).stdout
+
+
+def test_plugins_follows_config_selection(installed_distribution, write_config):
+    installed_distribution(
+        "hermes-context-keeplast",
+        "2.1.0",
+        entry_points={"hermes.context_engines": {"keeplast": "cli_keeplast2:KeepLastEngine"}},
+        modules={"cli_keeplast2.py": ENGINE},
+    )
+    write_config({"context": {"engine": "keeplast"}, "plugins": {"disabled": ["prompt"]}})
+    rows = {
+        p["name"]: p["status"] for p in json.loads(cli("plugins", "--json", "--all", check_code=0).stdout)["plugins"]
+    }
+    assert rows == rows | {"keeplast": "active", "compressor": "available", "prompt": "disabled"}
+
+
+def test_config_check_and_show(write_config):
+    assert "valid (not found, defaults apply)" in cli("config", "check", check_code=0).stdout
+    write_config({"context": {"threshold_percent": 0.7}, "memroy": {}})
+    out = cli("config", "check", check_code=0)
+    assert "valid" in out.stdout and "unknown key 'memroy'; did you mean 'memory'?" in out.stdout
+    shown = json.loads(cli("config", "show", "--json", check_code=0).stdout)
+    assert shown["context"]["threshold_percent"] == 0.7 and shown["memory"]["user_char_limit"] == 1375
+
+
+def test_config_errors_are_one_clear_line_and_exit_2(write_config):
+    path = write_config({"context": {"threshold_percent": "high"}})
+    proc = cli("config", "check", check_code=2)
+    assert proc.stderr.startswith(f'error: {path}: context.threshold_percent: got "high"')
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    checked = json.loads(cli("config", "check", "--json", check_code=2).stdout)
+    assert checked["valid"] is False and "context.threshold_percent" in checked["errors"][0]
+    assert "Traceback" in cli("--debug", "config", "show").stderr
+
+
+def test_usage_errors_exit_2():
+    assert cli("no-such-command").returncode == 2
+    assert cli().returncode == 2
