@@ -1,16 +1,145 @@
-"""``hermes-core replay``: placeholder until its issue lands."""
+"""``hermes-core replay FILE``: watch the runtime work on a real conversation, offline."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hermes_core.cli.output import CommandError
+from hermes_core.cli.output import CommandError, emit_json, progress, table
+
+if TYPE_CHECKING:
+    from hermes_core.replay import ReplayResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("replay", help="(not yet available)")
+    p = sub.add_parser("replay", help="replay a transcript through a live session and show the timeline")
+    p.add_argument("file", type=Path, help="transcript: OpenAI chat JSON list, {'messages': [...]}, or JSONL")
+    p.add_argument("--context-length", type=int, metavar="N", help="pretend the model's window is N tokens")
+    p.add_argument("--engine", metavar="NAME", help="context engine to use (default: context.engine)")
+    p.add_argument("--json", action="store_true", help="machine-readable result")
+    p.add_argument("--plot", type=Path, metavar="FILE.svg", help="draw prompt tokens per request as SVG")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CommandError("'replay' is not implemented yet")
+    from hermes_core.cli.common import host_from_args
+    from hermes_core.replay import Replayer
+    from hermes_core.transcripts import TranscriptError, load_transcript
+
+    if args.context_length is not None and args.context_length <= 0:
+        raise CommandError("--context-length must be a positive number of tokens", code=2)
+    try:
+        transcript = load_transcript(args.file)
+        host = host_from_args(args)
+        replayer = Replayer(transcript, host, session_id=f"replay-{args.file.stem}")
+    except TranscriptError as exc:
+        raise CommandError(str(exc)) from None
+    interrupted = False
+    try:
+        for _ in progress(replayer.steps(), replayer.total_requests, label="replay"):
+            pass
+    except KeyboardInterrupt:
+        interrupted = True
+        print(file=sys.stderr)
+    result = replayer.finish(interrupted=interrupted)
+    if args.plot:
+        args.plot.write_text(render_svg(result), encoding="utf-8")
+    if args.json:
+        emit_json(result.to_dict())
+    else:
+        print_timeline(result)
+        if args.plot:
+            print(f"plot written to {args.plot}")
+    if interrupted:
+        return 130
+    return 0 if result.ok else 1
+
+
+def print_timeline(result: ReplayResult) -> None:
+    print(f"{result.source}: engine {result.engine}, context {result.context_length:,} tokens, "
+          f"compaction threshold {result.threshold_tokens:,}")
+    rows = [
+        (t.turn, t.user, t.requests, f"{t.prompt_tokens:,}", t.messages, len(t.compactions), len(t.memory_writes),
+         "changed" if t.system_prompt_changed else "")
+        for t in result.turns
+    ]
+    table(rows, ("TURN", "USER", "CALLS", "PEAK TOKENS", "MSGS", "COMPACTIONS", "MEM WRITES", "SYSTEM PROMPT"))
+    events = [
+        f"turn {t.turn}, before call {c['before_request']}: {c['trigger']} compaction "
+        f"{c['tokens_before']:,} -> {c['tokens_after']:,} tokens, {c['messages_before']} -> {c['messages_after']} "
+        f"messages, summary: {c['summary_source']}"
+        for t in result.turns for c in t.compactions
+    ]
+    events += [f"turn {t.turn}: memory {w['action']} ({w['target']})" for t in result.turns for w in t.memory_writes]
+    events += [f"turn {t.turn}: {note}" for t in result.turns for note in t.invalid_requests + t.notes]
+    events += [f"note: {note}" for note in result.notes] + [f"warning: {w}" for w in result.warnings]
+    if events:
+        print()
+        for line in events:
+            print(f"  {line}")
+    print()
+    valid = "all API-valid" if not result.invalid_requests else f"{result.invalid_requests} NOT API-valid"
+    changes = result.system_prompt_changes
+    stability = "system prompt unchanged" if not changes else (
+        f"system prompt changed {changes}x, each right after a compaction" if not result.unexplained_prompt_changes
+        else f"system prompt changed {changes}x, {result.unexplained_prompt_changes}x WITHOUT a compaction"
+    )
+    status = "interrupted: state saved; " if result.interrupted else ""
+    print(f"{status}{result.requests} requests, {valid}; {result.compactions} compactions; {stability}; "
+          f"{result.duration_s:.2f}s")
+
+
+def render_svg(result: ReplayResult, width: int = 820, height: int = 360) -> str:
+    """Prompt tokens per request as a line, compactions as red markers, threshold dashed."""
+    points = [tokens for turn in result.turns for tokens in turn.request_tokens]
+    left, right, top, bottom = 70, 20, 40, 50
+    plot_w, plot_h = width - left - right, height - top - bottom
+    y_max = max([*points, result.threshold_tokens, 1]) * 1.1
+    n = max(len(points), 2)
+
+    def x(i: float) -> float:  # i: 1-based request number
+        return left + (i - 1) / (n - 1) * plot_w
+
+    def y(v: float) -> float:
+        return top + plot_h - v / y_max * plot_h
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        f'font-size="11">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{left}" y="20" font-size="13">{escape(Path(result.source).name)}: prompt tokens per request '
+        f'({escape(result.engine)}, context {result.context_length:,})</text>',
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="black"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="black"/>',
+    ]
+    for k in range(5):
+        value = y_max / 1.1 * k / 4
+        out.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{int(value):,}</text>')
+    out.append(f'<text x="{left + plot_w / 2}" y="{height - 12}" text-anchor="middle">request</text>')
+    if result.threshold_tokens:
+        ty = y(result.threshold_tokens)
+        out.append(f'<line x1="{left}" y1="{ty:.1f}" x2="{left + plot_w}" y2="{ty:.1f}" stroke="#999" '
+                   f'stroke-dasharray="4 3"/>')
+        out.append(f'<text x="{left + plot_w}" y="{ty - 4:.1f}" text-anchor="end" fill="#666">threshold '
+                   f'{result.threshold_tokens:,}</text>')
+    first = 1
+    for turn in result.turns:  # user turns as ticks on the x axis
+        out.append(f'<line x1="{x(first):.1f}" y1="{top + plot_h}" x2="{x(first):.1f}" y2="{top + plot_h + 6}" '
+                   f'stroke="black"/><text x="{x(first):.1f}" y="{top + plot_h + 18}" text-anchor="middle">'
+                   f'T{turn.turn}</text>')
+        first += len(turn.request_tokens)
+    if points:
+        path = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points, 1))
+        out.append(f'<polyline points="{path}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>')
+    for turn in result.turns:
+        for c in turn.compactions:
+            cx = x(c["before_request"])
+            out.append(f'<line x1="{cx:.1f}" y1="{top}" x2="{cx:.1f}" y2="{top + plot_h}" stroke="#d62728" '
+                       f'stroke-dasharray="2 2"><title>{escape(c["trigger"])} compaction: '
+                       f'{c["tokens_before"]:,} -> {c["tokens_after"]:,} tokens</title></line>')
+            out.append(f'<circle cx="{cx:.1f}" cy="{y(c["tokens_after"]):.1f}" r="4" fill="#d62728"/>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
