@@ -1,17 +1,12 @@
-"""The built-in ``builtin`` memory provider (placeholder)."""
+"""The built-in ``builtin`` memory provider: MEMORY.md / USER.md and the ``memory`` tool.
+
+Modules: :mod:`.store` (file format, lock, atomic write), :mod:`.operations` (what add,
+replace and remove do), :mod:`.snapshot` (the frozen prompt block), :mod:`.tool` (schema,
+arguments, dispatcher), :mod:`.provider` (the provider class).
+"""
 
 from __future__ import annotations
 
-from hermes_core import MemoryProvider
+from hermes_memory_builtin.provider import BuiltinMemoryProvider
 
-
-class BuiltinMemoryProvider(MemoryProvider):
-    @property
-    def name(self) -> str:
-        return "builtin"
-
-    def is_available(self) -> tuple[bool, str]:
-        return True, ""
-
-    def initialize(self, session_id: str) -> None:
-        pass
+__all__ = ["BuiltinMemoryProvider"]

@@ -1,0 +1,57 @@
+"""``builtin``: MEMORY.md and USER.md as a memory provider, built on the public API only."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.provider import MemoryProvider
+from hermes_memory_builtin.snapshot import build_snapshot
+from hermes_memory_builtin.store import MemoryStore
+from hermes_memory_builtin.tool import TOOL_NAME, run_memory_tool, tool_schema
+
+if TYPE_CHECKING:
+    from hermes_core.plugin_context import PluginContext
+
+
+class BuiltinMemoryProvider(MemoryProvider):
+    """The agent's notes (``memory``) and the user profile (``user``) under ``$HERMES_HOME/memories``.
+
+    ``initialize`` freezes the system-prompt snapshot for the session; the ``memory`` tool
+    writes to disk at once, and the next session's snapshot shows the change.
+    """
+
+    def __init__(self, ctx: PluginContext | None = None) -> None:
+        super().__init__(ctx)
+        mem = self.ctx.config.memory
+        enabled = (("memory", mem.memory_enabled), ("user", mem.user_profile_enabled))
+        self.targets = tuple(target for target, on in enabled if on)
+        self.store = MemoryStore(
+            self.ctx.home / "memories", {"memory": mem.memory_char_limit, "user": mem.user_char_limit}
+        )
+        self._snapshot: str | None = None
+
+    @property
+    def name(self) -> str:
+        return "builtin"
+
+    def is_available(self) -> tuple[bool, str]:
+        if not self.targets:
+            return False, "memory.memory_enabled and memory.user_profile_enabled are both false"
+        return True, ""
+
+    def initialize(self, session_id: str) -> None:
+        self._snapshot = build_snapshot(self.store, self.targets)
+
+    def system_prompt_block(self) -> str:
+        if self._snapshot is None:
+            self._snapshot = build_snapshot(self.store, self.targets)
+        return self._snapshot
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        return [tool_schema(self.targets)]
+
+    def handle_tool_call(self, name: str, args: dict[str, Any]) -> str | None:
+        if name != TOOL_NAME:
+            return None
+        return json.dumps(run_memory_tool(self.store, args, self.targets), ensure_ascii=False)

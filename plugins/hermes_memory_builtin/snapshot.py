@@ -1,0 +1,52 @@
+"""The frozen system-prompt snapshot of both stores (seed 1.2).
+
+Rendered once per session: writes reach the disk at once but the prompt only in the next
+session, so a provider's prefix cache is never broken mid-session. Entries that fail the
+threat scan (a hand-edited file) are replaced in the snapshot only, so the model never
+sees them but the user can still find and remove them.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from hermes_core.scanning import pattern_ids, scan_text
+from hermes_memory_builtin.operations import usage
+from hermes_memory_builtin.store import FILES, MemoryStore, MemoryStoreError, serialize
+
+log = logging.getLogger("hermes_memory_builtin")
+
+RULE = "═" * 46
+HEADERS = {"memory": "MEMORY (your personal notes)", "user": "USER PROFILE (who the user is)"}
+
+
+def safe_entry(target: str, entry: str) -> str:
+    findings = scan_text(entry)
+    if not findings:
+        return entry
+    ids = ", ".join(pattern_ids(findings))
+    return (f"[BLOCKED: {FILES[target]} entry contained threat pattern(s): {ids}. Removed from the system prompt; "
+            "use memory(action=remove) to delete the original.]")
+
+
+def render_block(target: str, entries: list[str], limit: int) -> str:
+    """One store as a prompt block; ``""`` when it is empty."""
+    if not entries:
+        return ""
+    shown = [safe_entry(target, e) for e in entries]
+    return f"{RULE}\n{HEADERS[target]} [{usage(entries, limit)}]\n{RULE}\n{serialize(shown)}"
+
+
+def build_snapshot(store: MemoryStore, targets: tuple[str, ...]) -> str:
+    """Both blocks joined by a blank line; an unreadable file is skipped with a warning."""
+    blocks = []
+    for target in targets:
+        try:
+            entries = store.entries(target)
+        except MemoryStoreError as exc:
+            log.warning("memory snapshot: %s skipped: %s", FILES[target], exc)
+            continue
+        block = render_block(target, entries, store.limits[target])
+        if block:
+            blocks.append(block)
+    return "\n\n".join(blocks)
