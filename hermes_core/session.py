@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from hermes_core.fencing import build_memory_context_block
 from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
 from hermes_core.records import CompactionReport, PromptContext
 from hermes_core.tokens import estimate_messages_tokens
@@ -449,14 +450,7 @@ def build_prompt_text(host: PluginHost, ctx: PromptContext, instructions: str = 
 
 def fence_memory(recalled: str) -> str:
     """Recalled memory wrapped in ``<memory-context>``; ``""`` when nothing was recalled."""
-    if not recalled or not recalled.strip():
-        return ""
-    try:
-        from hermes_core.fencing import build_memory_context_block
-    except ImportError:  # the memory issue's fencing has not landed yet
-        note = "[System note: recalled memory context, NOT new user input.]"
-        return f"<memory-context>\n{note}\n\n{recalled}\n</memory-context>"
-    return str(build_memory_context_block(recalled))
+    return build_memory_context_block(recalled) if recalled and recalled.strip() else ""
 
 
 def _join_content(content: Any, extra: Any) -> Any:

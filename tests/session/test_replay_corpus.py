@@ -1,0 +1,84 @@
+"""End to end: every corpus transcript replayed at a small window; every request sent is API-valid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hermes_prompt
+from hermes_core.fencing import FENCE_OPEN
+from hermes_core.messages import api_problems
+from hermes_core.replay import Replayer
+from hermes_core.transcripts import load_transcript
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+FILES = sorted(CORPUS.glob("*.json")) if CORPUS.is_dir() else []
+
+
+def replay_checked(path: Path, host: Any) -> tuple[Any, list[str], Replayer]:
+    """Replay with a spy on every request the session builds; returns (result, problems, replayer)."""
+    replayer = Replayer(load_transcript(path), host, session_id=f"test-{path.stem}")
+    session = replayer.session
+    problems: list[str] = []
+    real_request = session.request
+
+    def spy() -> Any:
+        request = real_request()
+        problems.extend(f"request: {p}" for p in api_problems(request.messages))
+        if request.messages[0]["role"] != "system":
+            problems.append("request without the system prompt first")
+        for tool in request.tools:
+            if tool.get("type") != "function" or "name" not in tool.get("function", {}):
+                problems.append(f"tool not wrapped as a function: {tool}")
+        return request
+
+    session.request = spy  # type: ignore[method-assign]
+    for _ in replayer.steps():
+        pass
+    if any(FENCE_OPEN in str(m.get("content")) for m in session.messages):
+        problems.append("recalled memory was persisted in the history")
+    result = replayer.finish()
+    return result, problems, replayer
+
+
+def test_corpus_is_present() -> None:
+    assert len(FILES) >= 17, f"corpus missing at {CORPUS}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_replay_builtin_engine_and_provider(path: Path, make_host: Any) -> None:
+    host = make_host(plugins=[hermes_prompt], **{"model.context_length": 16_000})
+    assert host.engine.name == "compressor"
+    assert [p.name for p in host.memory.providers] == ["builtin"]
+    result, problems, replayer = replay_checked(path, host)
+    assert problems == []
+    assert result.invalid_requests == 0
+    assert result.requests == replayer.total_requests > 0
+    assert result.unexplained_prompt_changes == 0
+    assert result.system_prompt_changes <= result.compactions
+    assert not result.interrupted
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_replay_compacting_engine_with_external_provider(
+    path: Path, make_host: Any, tail_engine: type, recorder: type
+) -> None:
+    """A compacting engine and a provider whose prompt block changes on every call.
+
+    Compactions must happen on the long files, the history must stay valid through them, and
+    the system prompt may change only at a compaction (a rebuild per request would show here).
+    """
+    host = make_host(plugins=[hermes_prompt], engines={"tail": tail_engine}, providers={"recorder": recorder},
+                     **{"context.engine": "tail", "memory.provider": "recorder", "model.context_length": 16_000})
+    result, problems, _ = replay_checked(path, host)
+    assert problems == []
+    assert result.invalid_requests == 0
+    assert result.unexplained_prompt_changes == 0
+    assert result.system_prompt_changes == result.compactions  # the recorder block changes each rebuild
+    total_chars = sum(len(str(m.get("content") or "")) for m in load_transcript(path).messages)
+    if total_chars > 4 * 16_000:
+        assert result.compactions > 0
+        assert any(entry[0] == "on_pre_compress" for entry in recorder.log)
+    assert recorder.log[-1] == ("shutdown",)
