@@ -162,7 +162,7 @@ class MemoryStore:
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
-            raise MemoryWriteError(f"Cannot open the lock file {lock_path}: {exc.strerror or exc}. "
+            raise MemoryWriteError(f"Cannot open the lock file {lock_path}: {_describe(exc)}. "
                                    "Nothing was saved.") from None
         try:
             deadline = time.monotonic() + self.lock_timeout

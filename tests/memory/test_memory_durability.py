@@ -1,0 +1,160 @@
+"""Real processes against one store: no lost or duplicated entries, no partial files."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hermes_memory_builtin.store import MemoryStore, drift_reason, parse
+from hermes_memory_builtin.tool import run_memory_tool
+
+WRITER = Path(__file__).with_name("writer.py")
+LIMITS = {"memory": 1_000_000, "user": 1_000_000}
+
+
+def start(directory: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, str(WRITER), str(directory), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_eight_processes_fifty_writes_each_lose_and_duplicate_nothing(tmp_path: Path) -> None:
+    procs = [start(tmp_path, "stress", f"p{i}", "50") for i in range(8)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert json.loads(out) == {"failures": 0}
+    entries = MemoryStore(tmp_path, LIMITS).entries("memory")
+    expected = {f"p{i}-{'r' if j % 5 == 0 else 'e'}{j};" for i in range(8) for j in range(50)}
+    assert len(entries) == len(expected) == 400
+    assert set(entries) == expected
+    assert not list(tmp_path.glob(".MEMORY.md.*.tmp"))
+
+
+ENTRY_RX = re.compile(r"k(\d+):((\d{8})\3{249}):end")
+
+
+def test_sigkill_mid_write_always_leaves_a_committed_file(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    last_seen, mid_write_kills, rounds = -1, 0, 0
+    while rounds < 40 and (rounds < 10 or mid_write_kills < 2):
+        rounds += 1
+        proc = start(tmp_path, "spin")
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.005, 0.08))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        mid_write_kills += bool(list(tmp_path.glob(".MEMORY.md.*.tmp")))  # killed between mkstemp and rename
+        text = (tmp_path / "MEMORY.md").read_bytes().decode("utf-8") if (tmp_path / "MEMORY.md").exists() else ""
+        assert drift_reason(text, LIMITS["memory"]) is None
+        entries = parse(text)
+        numbers = []
+        for entry in entries:
+            match = ENTRY_RX.fullmatch(entry)
+            assert match, f"torn entry: {entry[:40]}...{entry[-20:]}"
+            assert int(match.group(3)) == int(match.group(1))
+            numbers.append(int(match.group(1)))
+        assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+        assert len(entries) <= 17
+        last_seen = max(numbers, default=last_seen)
+    assert last_seen > 0, "the writer never committed anything; the test proved nothing"
+    assert mid_write_kills >= 1, "no kill landed mid-write; the test proved nothing"
+    # The next writer cleans up temp files the killed ones left behind.
+    store = MemoryStore(tmp_path, LIMITS)
+    assert run_memory_tool(store, {"action": "add", "content": "after the storm"})["success"]
+    assert not list(tmp_path.glob(".MEMORY.md.*.tmp"))
+
+
+def test_lock_of_a_killed_holder_never_blocks(tmp_path: Path) -> None:
+    holder = start(tmp_path, "hold")
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    store = MemoryStore(tmp_path, LIMITS, lock_timeout=0.3)
+    blocked = run_memory_tool(store, {"action": "add", "content": "while locked"})
+    assert blocked["success"] is False and "locked by another live process" in blocked["error"]
+    assert not (tmp_path / "MEMORY.md").exists()
+
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(timeout=10)
+    assert (tmp_path / "MEMORY.md.lock").exists()  # the stale lock file is still there
+    started = time.monotonic()
+    assert run_memory_tool(store, {"action": "add", "content": "after the crash"})["success"]
+    assert time.monotonic() - started < 0.3
+    assert store.entries("memory") == ["after the crash"]
+
+
+def test_files_are_owner_only(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "memories", LIMITS)
+    assert run_memory_tool(store, {"action": "add", "target": "user", "content": "Prefers tabs"})["success"]
+    assert stat.S_IMODE((tmp_path / "memories").stat().st_mode) == 0o700
+    for name in ("USER.md", "USER.md.lock"):
+        assert stat.S_IMODE((tmp_path / "memories" / name).stat().st_mode) == 0o600
+
+
+def test_file_size_limit_mid_write_leaves_the_old_file(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path, LIMITS)
+    assert run_memory_tool(store, {"action": "add", "content": "existing entry"})["success"]
+    before = (tmp_path / "MEMORY.md").read_bytes()
+    proc = start(tmp_path, "fsize", "4096", "20000")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    result = json.loads(out)
+    assert result["success"] is False
+    assert "file size limit" in result["error"] and "not changed" in result["error"]
+    assert (tmp_path / "MEMORY.md").read_bytes() == before
+    assert not list(tmp_path.glob(".MEMORY.md.*.tmp"))
+
+
+def _mount_tmpfs(path: Path, size: str) -> bool:
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        return False
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.fixture
+def tmpfs(tmp_path: Path):  # type: ignore[no-untyped-def]
+    mount = tmp_path / "mnt"
+    if not _mount_tmpfs(mount, "64k"):
+        pytest.skip("cannot mount a tmpfs here (needs root and CAP_SYS_ADMIN)")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_full_disk_gives_a_clear_error_and_keeps_the_file(tmpfs: Path) -> None:
+    store = MemoryStore(tmpfs / "memories", LIMITS)
+    assert run_memory_tool(store, {"action": "add", "content": "kept"})["success"]
+    (tmpfs / "filler").write_bytes(b"\0" * 40_000)
+    result = run_memory_tool(store, {"action": "add", "content": "x" * 30_000})
+    assert result["success"] is False and "disk is full" in result["error"], result
+    assert store.entries("memory") == ["kept"]
+    assert not list((tmpfs / "memories").glob(".MEMORY.md.*.tmp"))
+
+
+def test_read_only_directory_gives_a_clear_error(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    directory = tmp_path / "memories"
+    store = MemoryStore(directory, LIMITS)
+    assert run_memory_tool(store, {"action": "add", "content": "kept"})["success"]
+    if os.geteuid() != 0:
+        directory.chmod(0o500)
+        request.addfinalizer(lambda: directory.chmod(0o700))
+    else:
+        mount = request.getfixturevalue("tmpfs")
+        directory = mount / "memories"
+        store = MemoryStore(directory, LIMITS)
+        assert run_memory_tool(store, {"action": "add", "content": "kept"})["success"]
+        remount = subprocess.run(["mount", "-o", "remount,ro", str(mount)], capture_output=True)
+        if remount.returncode:
+            pytest.skip("cannot remount read-only")
+    result = run_memory_tool(store, {"action": "add", "content": "new"})
+    assert result["success"] is False
+    assert "read-only" in result["error"] or "permission denied" in result["error"].lower(), result
+    assert store.entries("memory") == ["kept"]
