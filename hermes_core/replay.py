@@ -1,7 +1,8 @@
 """Replay a recorded conversation through a live :class:`Session`, as if it were happening.
 
-The transcript's own assistant and tool messages stand in for the model and the tools;
-usage is synthesized from each request's token estimate. Everything else is real: the
+The transcript's own assistant and tool messages stand in for the model and the agent's
+tools; calls to hermes-core's own tools (``memory``, engine and provider tools) run for
+real. Usage is synthesized from each request's token estimate. Everything else is real: the
 configured engine compacts, providers prefetch and sync, the prompt is assembled. The
 result is a per-turn timeline plus two checks a user can trust: every request sent was
 API-valid, and the system prompt changed only right after a compaction.
@@ -138,6 +139,8 @@ class Replayer:
         self._compactions_seen = 0
         self._started = time.perf_counter()
         self._result: ReplayResult | None = None
+        self._host_tools = {tool["function"]["name"] for tool in self.session.tools}
+        self._ran: set[str] = set()  # calls answered by the host instead of the transcript
 
     @property
     def total_requests(self) -> int:
@@ -172,7 +175,10 @@ class Replayer:
                 request = session.request()
             self._check(request, record)
             usage = {"prompt_tokens": request.estimated_tokens, "completion_tokens": estimate_message_tokens(reply)}
-            session.add_response(reply, usage)
+            for call in session.add_response(reply, usage):
+                if call["function"]["name"] in self._host_tools:  # hermes-core's own tools run for real
+                    session.run_tool(call)
+                    self._ran.add(call["id"])
             request = None
             yield self.requests
         if request is not None:  # the transcript ends on a user message: the request was still sent
@@ -230,7 +236,7 @@ class Replayer:
         cid = str(tool_msg.get("tool_call_id"))
         if cid in self.session.open_tool_calls():
             self.session.add_tool_result(cid, text_of(tool_msg.get("content")))
-        else:
+        elif cid not in self._ran:
             record.notes.append(f"tool result {cid!r} without an open call skipped")
 
     def _answer_rest(self, record: TurnRecord) -> None:

@@ -278,7 +278,7 @@ class Session:
         """``/new``: end this conversation for the providers and start a fresh one."""
         self._check_open()
         self._close_open_calls()
-        self.host.memory.on_session_end(self.id, list(self.messages))
+        self._end_for_providers()
         self.host.on_session_reset()
         self.id = session_id or uuid.uuid4().hex
         self.messages, self.turn, self._compress_due = [], 0, False
@@ -291,9 +291,8 @@ class Session:
             return
         self.closed = True
         self._close_open_calls()
-        final = list(self.messages)
-        self.host.memory.on_session_end(self.id, final)
-        self.host.on_session_end(self.id, final)
+        self._end_for_providers()
+        self.host.on_session_end(self.id, list(self.messages))
         if self.close_host:
             self.host.close()
 
@@ -303,6 +302,12 @@ class Session:
         self.host.on_session_start(self.id)
         self.host.memory.initialize_all(self.id)
         self._rebuild_prompt(reason)
+
+    def _end_for_providers(self) -> None:
+        """Let queued syncs land first (bounded), so providers see the end after the last turn."""
+        memory = self.host.memory
+        memory.flush_pending(memory.drain_timeout)
+        memory.on_session_end(self.id, list(self.messages))
 
     def _check_open(self) -> None:
         if self.closed:

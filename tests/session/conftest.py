@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -48,7 +48,7 @@ class TailEngine(ContextEngine):
 class Recorder(MemoryProvider):
     """An external provider that records every hook call in ``Recorder.log``."""
 
-    log: list[tuple[Any, ...]] = []
+    log: ClassVar[list[tuple[Any, ...]]] = []
     recall = "the user prefers tea"
     block_counter = 0
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import hermes_prompt
 import pytest
 
-import hermes_prompt
 from hermes_core.fencing import FENCE_OPEN
 from hermes_core.messages import api_problems
 from hermes_core.replay import Replayer
