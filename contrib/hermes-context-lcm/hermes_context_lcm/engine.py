@@ -1,0 +1,379 @@
+"""LCMEngine: lossless context management as a hermes-core context engine.
+
+Every message the engine sees is stored verbatim before anything else happens. At
+compaction, raw messages leaving the context become leaf summaries, leaves condense into
+higher depths, and the new context is: summaries (highest depth first), the newest user
+message, then the fresh tail. The model gets ``lcm_grep`` / ``lcm_describe`` /
+``lcm_expand`` to reach back to any original.
+
+Positions, not contents, identify messages: the engine remembers which stored id sits at
+each position of the list it last saw or returned; a later list that extends it only adds
+its new positions, and a position whose message changed is stored as a new message.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_context_lcm.assemble import merge_into_user, message_tokens, render_summaries, tail_start
+from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidates
+from hermes_context_lcm.outputs import externalize
+from hermes_context_lcm.settings import LCMSettings
+from hermes_core.engine import ContextEngine
+from hermes_core.messages import api_problems, last_user_index
+from hermes_core.tokens import estimate_messages_tokens
+
+if TYPE_CHECKING:
+    from hermes_context_lcm.store import Store
+    from hermes_core.plugin_context import PluginContext
+
+log = logging.getLogger("hermes_context_lcm")
+
+Message = dict[str, Any]
+UNSTORED = -1  # a raw message the store could not take yet (kept in context, retried)
+SYNTHETIC = None  # a message the engine wrote (the summary block)
+MAX_CONDENSE_STEPS = 64
+
+
+class LCMEngine(ContextEngine):
+    """The lossless context engine (``context.engine: lcm``)."""
+
+    config_model = LCMSettings
+
+    def __init__(self, ctx: PluginContext | None = None) -> None:
+        super().__init__(ctx)
+        raw = self.ctx.settings
+        self.settings = raw if isinstance(raw, LCMSettings) else LCMSettings.model_validate(raw or {})
+        self.threshold_percent = self.settings.threshold_percent or self.ctx.config.context.threshold_percent
+        self.update_model(self.model, self.context_length)
+        self.db_path: Path = self.settings.resolved_db_path(self.ctx.home)
+        self._store: Store | None = None
+        self._lock = threading.RLock()
+        self.session_id = ""
+        self._tracked: list[tuple[Message, int | None]] = []
+        self._covered: set[int] | None = None
+        self._system_hashes: set[int] = set()
+        #: Messages the engine returned altered (summary merged in, output externalized),
+        #: keyed by ``id()`` of the copy: (copy, original). The original is what gets reused.
+        self._copies: dict[int, tuple[Message, Message]] = {}
+        self.store_error = ""
+        self.last_compaction: dict[str, Any] = {}
+
+    @property
+    def name(self) -> str:
+        return "lcm"
+
+    # -- the store -------------------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        """The store, opened on first use; a corrupt file is moved aside, never deleted."""
+        if self._store is None:
+            from hermes_context_lcm.store import SQLiteStore, StoreError
+
+            timeout = self.settings.busy_timeout_ms
+            try:
+                self._store = SQLiteStore(self.db_path, busy_timeout_ms=timeout)
+            except StoreError as exc:
+                if exc.kind != "corrupt":
+                    self.store_error = str(exc)
+                    raise
+                aside = quarantine(self.db_path)
+                log.warning("LCM: %s; moved it to %s and started a new store", exc, aside)
+                self._store = SQLiteStore(self.db_path, busy_timeout_ms=timeout)
+            self.store_error = ""
+        return self._store
+
+    def _bind(self) -> str:
+        if not self.session_id:
+            self.session_id = f"lcm-{uuid.uuid4().hex[:12]}"
+        return self.session_id
+
+    # -- ingest ----------------------------------------------------------------------------
+
+    def _observe(self, messages: list[Message]) -> tuple[int, list[int | None]]:
+        """Store what is new in ``messages``; ``(leading system count, id per other position)``.
+
+        Leading system messages are stored once per distinct text; they are the host's,
+        not part of the conversation the engine compacts.
+        """
+        from hermes_context_lcm.store import StoreError
+
+        nsys = 0
+        while nsys < len(messages) and messages[nsys].get("role") == "system":
+            nsys += 1
+        conv = messages[nsys:]
+        ids: list[int | None] = []
+        fresh: list[int] = []
+        for i, msg in enumerate(conv):
+            if i < len(self._tracked):
+                known, mid = self._tracked[i]
+                if mid != UNSTORED and (msg is known or msg == known):
+                    ids.append(mid)
+                    continue
+            ids.append(UNSTORED)
+            fresh.append(i)
+        systems = [m for m in messages[:nsys] if hash(str(m.get("content"))) not in self._system_hashes]
+        try:
+            session = self._bind()
+            stored = self.store.append(session, [*systems, *(conv[i] for i in fresh)])
+            self._system_hashes.update(hash(str(m.get("content"))) for m in systems)
+            for i, mid in zip(fresh, stored[len(systems):], strict=True):
+                ids[i] = mid
+            self.store_error = ""
+        except StoreError as exc:
+            self.store_error = str(exc)
+            log.warning("LCM: could not store %d message(s): %s; keeping them in context", len(fresh), exc)
+        self._tracked = list(zip(conv, ids, strict=True))
+        return nsys, ids
+
+    def _covered_ids(self) -> set[int]:
+        if self._covered is None:
+            self._covered = {
+                mid for row in self.store.all_summaries(self._bind()) if row.covers_kind == "messages"
+                for mid in row.covers
+            }
+        return self._covered
+
+    # -- ContextEngine -----------------------------------------------------------------------
+
+    def update_from_response(self, usage: dict[str, Any]) -> None:
+        self.last_prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        self.last_completion_tokens = int(usage.get("completion_tokens") or 0)
+        self.last_total_tokens = int(usage.get("total_tokens") or self.last_prompt_tokens + self.last_completion_tokens)
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        return bool(self.threshold_tokens) and tokens >= self.threshold_tokens
+
+    def should_compress_preflight(self, messages: list[Message]) -> bool:
+        """Stores the turn so far (ingest happens here, a turn at a time), then checks."""
+        with self._lock:
+            self._observe(messages)
+        return super().should_compress_preflight(messages)
+
+    def compress(
+        self,
+        messages: list[Message],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+    ) -> list[Message]:
+        with self._lock:
+            started = time.perf_counter()
+            try:
+                result, note, source = self._compress(messages, focus_topic)
+            except Exception as exc:
+                log.warning("LCM: compaction failed: %s: %s", type(exc).__name__, exc)
+                result, note, source = messages, f"compaction failed: {type(exc).__name__}: {exc}", "none"
+            changed = result is not messages
+            if changed:
+                self.compression_count += 1
+            self.last_summary_source = source  # type: ignore[assignment]
+            self.last_compaction_note = note
+            self.last_compaction = {
+                "changed": changed, "messages_before": len(messages), "messages_after": len(result),
+                "tokens_before": estimate_messages_tokens(messages), "tokens_after": estimate_messages_tokens(result),
+                "duration_ms": round((time.perf_counter() - started) * 1000, 1), "note": note,
+                "summary_source": source,
+            }
+            return result
+
+    def _compress(self, messages: list[Message], focus_topic: str | None) -> tuple[list[Message], str, str]:
+        s = self.settings
+        nsys, ids = self._observe(messages)
+        if self.store_error or UNSTORED in ids:
+            return messages, f"store unavailable ({self.store_error}); not compacting, so nothing is lost", "none"
+        head, conv = messages[:nsys], [self._original(m) for m in messages[nsys:]]
+        if not conv:
+            return messages, "nothing to compact", "none"
+        threshold = self.threshold_tokens or estimate_messages_tokens(messages)
+        target = int(threshold * s.target_ratio)
+        tail_budget = int(min(s.fresh_tail_tokens, s.fresh_tail_ratio * threshold))
+        escalation = Escalation(self.ctx.summarizer, s.max_summary_calls, time.monotonic() + s.compaction_deadline_s,
+                                focus_topic=focus_topic)
+        builder = DagBuilder(self.store, self._bind(), escalation, large_output_chars=s.large_output_chars)
+        covered = self._covered_ids()
+        pre_compress_done = False
+        result: list[Message] = messages
+        tracked: list[tuple[Message, int | None]] = self._tracked
+        note = ""
+        last_group = max((i for i, m in enumerate(conv) if m.get("role") != "tool"), default=0)
+        # Each pass keeps less verbatim: full tail, half, a quarter, then only the last group,
+        # whose own large outputs become references only in that last pass.
+        for attempt, budget in enumerate((tail_budget, tail_budget // 2, tail_budget // 4, 0)):
+            upto = len(conv) if attempt == 3 else last_group
+            shown = [
+                externalize(m, mid, s.large_output_chars, s.page_chars) if mid is not None and i < upto else m
+                for i, (m, mid) in enumerate(zip(conv, ids, strict=True))
+            ]
+            start = tail_start(conv, budget, message_tokens(shown))
+            leaving = [mid for mid in ids[:start] if mid is not None and mid not in covered]
+            if leaving:
+                if not pre_compress_done:
+                    escalation.extra_context = self._pre_compress(conv[:start])
+                    pre_compress_done = True
+                self._write_leaves(builder, leaving, target)
+                covered.update(leaving)
+            self._condense(builder, target, pressure=False)
+            result, tracked = self._assemble(head, conv, ids, shown, start)
+            if estimate_messages_tokens(result) <= target:
+                break
+            if self._condense(builder, target, pressure=True):
+                result, tracked = self._assemble(head, conv, ids, shown, start)
+                if estimate_messages_tokens(result) <= target:
+                    break
+            if time.monotonic() > escalation.deadline:
+                note = "compaction deadline reached"
+                break
+        problems = api_problems(result)
+        if problems and not api_problems(messages):
+            return messages, f"assembled context was not API-valid ({problems[0]}); kept the messages", "none"
+        after = estimate_messages_tokens(result)
+        if after > threshold:
+            note = self._over_target_reason(result, after, threshold)
+        if result == messages:
+            return messages, note or "nothing to compact", escalation.worst_source
+        self._tracked = tracked
+        self._copies = {id(shown_msg): (shown_msg, orig) for shown_msg, orig in self._altered(tracked, conv, ids)}
+        return result, note, escalation.worst_source
+
+    def _original(self, message: Message) -> Message:
+        entry = self._copies.get(id(message))
+        return entry[1] if entry is not None and entry[0] is message else message
+
+    @staticmethod
+    def _altered(
+        tracked: list[tuple[Message, int | None]], conv: list[Message], ids: list[int | None]
+    ) -> list[tuple[Message, Message]]:
+        by_id = {mid: m for m, mid in zip(conv, ids, strict=True) if mid is not None}
+        return [(m, by_id[mid]) for m, mid in tracked if mid is not None and by_id.get(mid) is not m]
+
+    def _pre_compress(self, leaving: list[Message]) -> str:
+        try:
+            return self.ctx.pre_compress(leaving) or ""
+        except Exception as exc:
+            log.warning("LCM: pre_compress failed: %s: %s", type(exc).__name__, exc)
+            return ""
+
+    def _budgets(self, target: int) -> tuple[int, int, int]:
+        """``(leaf chunk, leaf summary, condensed summary)`` tokens, scaled to small windows."""
+        s = self.settings
+        return (min(s.leaf_chunk_tokens, max(1000, target)), min(s.leaf_summary_tokens, max(64, target // 12)),
+                min(s.condensed_summary_tokens, max(96, target // 8)))
+
+    def _write_leaves(self, builder: DagBuilder, leaving: list[int], target: int) -> None:
+        chunk_tokens, leaf_budget, _ = self._budgets(target)
+        stored = self.store.get_messages(sorted(leaving))
+        chunk, used = [], 0
+        for row in stored:
+            size = min(row.tokens, 1000)  # what the summarizer sees of it (long text is cut)
+            if chunk and used + size > chunk_tokens:
+                builder.leaf(chunk, leaf_budget)
+                chunk, used = [], 0
+            chunk.append(row)
+            used += size
+        if chunk:
+            builder.leaf(chunk, leaf_budget)
+
+    def _condense(self, builder: DagBuilder, target: int, *, pressure: bool) -> bool:
+        """Routine: fan-in groups of the shallowest depth. Pressure: any two or more roots."""
+        s = self.settings
+        _, _, budget = self._budgets(target)
+        did = False
+        for _ in range(MAX_CONDENSE_STEPS):
+            roots = self.store.roots(self._bind())
+            if pressure:
+                if len(roots) < 2 or sum(r.tokens for r in roots) <= budget:
+                    break
+                group = sorted(roots, key=lambda r: r.first_message)[: s.condensation_fanin]
+            else:
+                group = condensation_candidates(roots, s.condensation_fanin, s.max_depth)
+                if not group:
+                    break
+            builder.condense(group, budget)
+            did = True
+            if pressure:
+                break
+        return did
+
+    def _assemble(
+        self, head: list[Message], conv: list[Message], ids: list[int | None], shown: list[Message], start: int
+    ) -> tuple[list[Message], list[tuple[Message, int | None]]]:
+        roots = self.store.roots(self._bind())
+        body: list[tuple[Message, int | None]] = []
+        pinned = last_user_index(conv)
+        if pinned is not None and pinned < start:
+            body.append((conv[pinned], ids[pinned]))
+        body.extend(zip(shown[start:], ids[start:], strict=True))
+        if roots:
+            text = render_summaries(roots)
+            if body and body[0][0].get("role") == "user":
+                body[0] = (merge_into_user(text, body[0][0]), body[0][1])
+            else:
+                body.insert(0, ({"role": "user", "content": text}, SYNTHETIC))
+        return [*head, *(m for m, _ in body)], body
+
+    def _over_target_reason(self, result: list[Message], after: int, target: int) -> str:
+        roots = self.store.roots(self._bind())
+        summaries = sum(r.tokens for r in roots)
+        return (f"could not get under {target} tokens (now {after}): the newest user message and the last "
+                f"tool-call group are always kept, and {len(roots)} summaries take {summaries} tokens")
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def on_session_start(self, session_id: str) -> None:
+        with self._lock:
+            self.session_id = session_id
+            self._tracked, self._covered, self._system_hashes = [], None, set()
+
+    def on_session_end(self, session_id: str, messages: list[Message]) -> None:
+        """Store whatever the session still holds; nothing is released from the store."""
+        with self._lock:
+            if session_id and session_id != self.session_id:
+                self.session_id, self._tracked = session_id, []
+            self._observe(messages)
+
+    def on_session_reset(self) -> None:
+        super().on_session_reset()
+        with self._lock:
+            self.session_id = ""
+            self._tracked, self._covered, self._system_hashes = [], None, set()
+
+    def get_status(self) -> dict[str, Any]:
+        status = super().get_status()
+        status.update(session_id=self.session_id, db_path=str(self.db_path), store_error=self.store_error,
+                      last_compaction=self.last_compaction)
+        try:
+            status.update(self.store.stats(self.session_id or None))
+        except Exception as exc:
+            status["store_error"] = str(exc)
+        return status
+
+    # -- tools ------------------------------------------------------------------------------
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        from hermes_context_lcm.tools import TOOL_SCHEMAS
+
+        return list(TOOL_SCHEMAS)
+
+    def handle_tool_call(self, name: str, args: dict[str, Any]) -> str | None:
+        from hermes_context_lcm.tools import run_tool
+
+        return run_tool(self, name, args)
+
+
+def quarantine(path: Path) -> Path:
+    """Move a damaged database (and its WAL files) aside so a new one can start."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{path}{suffix}")
+        if src.exists():
+            src.rename(f"{aside}{suffix}")
+    return aside

@@ -1,0 +1,69 @@
+"""Large tool outputs: kept whole in the store, shown in the context as a reference.
+
+The reference carries the stored message's id and a short deterministic description
+(size, lines, what it looks like, its first line) so the model knows whether to page it
+back in with ``lcm_expand``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hermes_context_lcm.store import StoredMessage
+
+Message = dict[str, Any]
+SUMMARY_MESSAGE_CHARS = 3000  # longer messages reach the summarizer as head + tail
+
+
+def describe_text(text: str) -> str:
+    """What a blob of text is, in one line, without a model."""
+    stripped = text.strip()
+    lines = text.count("\n") + 1 if text else 0
+    kind = "text"
+    if stripped[:1] in "{[":
+        try:
+            data = json.loads(stripped)
+        except ValueError:
+            pass
+        else:
+            if isinstance(data, dict):
+                kind = "JSON object with keys " + ", ".join(list(map(str, data))[:8])
+            elif isinstance(data, list):
+                kind = f"JSON list of {len(data)} items"
+    if kind == "text":
+        if stripped.startswith(("diff --git", "--- ", "@@ ")):
+            kind = "diff"
+        elif any(tok in stripped[:2000] for tok in ("def ", "class ", "import ", "function ", "defmodule ")):
+            kind = "code or code listing"
+        elif "Traceback (most recent call last)" in stripped or "Error" in stripped[-2000:]:
+            kind = "output with errors"
+    first = next((ln.strip() for ln in stripped.splitlines() if ln.strip()), "")
+    if len(first) > 100:
+        first = first[:97] + "..."
+    return f"{len(text):,} chars, {lines:,} lines, {kind}; starts: {first!r}"
+
+
+def reference_text(message_id: int, text: str, page_chars: int) -> str:
+    pages = max(1, -(-len(text) // page_chars))
+    return (f"[LCM stored output msg_{message_id}: {describe_text(text)}. It is kept in full: read it with "
+            f"lcm_expand(id=\"msg_{message_id}\", page=1..{pages}).]")
+
+
+def externalize(message: Message, message_id: int, threshold: int, page_chars: int) -> Message:
+    """``message`` itself, or a copy whose oversized tool output became a reference."""
+    content = message.get("content")
+    if message.get("role") != "tool" or not isinstance(content, str) or len(content) <= threshold:
+        return message
+    return {**message, "content": reference_text(message_id, content, page_chars)}
+
+
+def shorten_for_summary(stored: StoredMessage, large_output_chars: int) -> Message:
+    """The stored message for a summary request: long text cut to head + tail."""
+    msg = stored.message()
+    content = msg.get("content")
+    if isinstance(content, str) and len(content) > SUMMARY_MESSAGE_CHARS:
+        note = f"stored as msg_{stored.id}" if len(content) > large_output_chars else f"see msg_{stored.id}"
+        msg["content"] = (f"{content[:2000]}\n...[{len(content) - 2800:,} chars omitted; {note}]...\n"
+                          f"{content[-800:]}")
+    return msg

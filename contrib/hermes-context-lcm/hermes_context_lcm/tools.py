@@ -1,0 +1,323 @@
+"""The model's way back to the originals: ``lcm_grep``, ``lcm_describe``, ``lcm_expand``.
+
+Arguments are validated by pydantic models; every result is a JSON string, errors are
+``{"error": "..."}`` naming the argument or id at fault. Ids are ``msg_N`` (a stored
+message) and ``sum_N`` (a summary). Long results come in pages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from hermes_context_lcm.outputs import describe_text
+from hermes_context_lcm.store import StoredMessage, StoreError, SummaryRow, role_token, session_token
+
+if TYPE_CHECKING:
+    from hermes_context_lcm.engine import LCMEngine
+
+SNIPPET_CHARS = 160
+REGEX_SCAN_ROWS = 5000  # messages a regex search reads per call before it hands back a cursor
+_ID = re.compile(r"^(msg|sum)_(\d+)$")
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GrepArgs(_Args):
+    pattern: str = Field(min_length=1, description="Words to find (full_text) or a Python regex (regex).")
+    mode: Literal["full_text", "regex"] = "full_text"
+    scope: Literal["session", "all"] | None = Field(
+        None, description="This session (default when one is active) or every stored session.")
+    target: Literal["messages", "summaries", "both"] = "both"
+    role: Literal["user", "assistant", "tool", "system"] | None = None
+    limit: int = Field(10, ge=1, le=50)
+    cursor: int = Field(0, ge=0, description="next_cursor from the previous page.")
+
+
+class DescribeArgs(_Args):
+    id: str | None = Field(None, description="sum_N or msg_N; omit for an overview of the session.")
+
+
+class ExpandArgs(_Args):
+    id: str = Field(description="sum_N (its covered messages or summaries) or msg_N (the message itself).")
+    page: int = Field(1, ge=1)
+    max_tokens: int | None = Field(None, ge=100, le=50_000,
+                                   description="Size of one page (default: plugins.lcm.page_chars / 4).")
+
+
+def _schema(name: str, description: str, model: type[BaseModel]) -> dict[str, Any]:
+    params = model.model_json_schema()
+    params.pop("title", None)
+    for prop in params.get("properties", {}).values():
+        prop.pop("title", None)
+    return {"name": name, "description": description, "parameters": params}
+
+
+TOOL_SCHEMAS = [
+    _schema("lcm_grep", "Search every original message (and the summaries) of this conversation, including "
+            "parts compacted out of the context. Full-text words by default, or a regex. Newest first, paged.",
+            GrepArgs),
+    _schema("lcm_describe", "What a summary (sum_N) or stored message (msg_N) covers: depth, message range, "
+            "size, description. Without an id: an overview of the stored session.", DescribeArgs),
+    _schema("lcm_expand", "Read the originals: for sum_N the messages (or summaries) it covers, for msg_N the "
+            "full message. Paged by max_tokens; ask for the next page to continue.", ExpandArgs),
+]
+_MODELS: dict[str, type[_Args]] = {"lcm_grep": GrepArgs, "lcm_describe": DescribeArgs, "lcm_expand": ExpandArgs}
+
+
+def run_tool(engine: LCMEngine, name: str, args: dict[str, Any]) -> str | None:
+    """Run one tool; ``None`` when ``name`` is not an LCM tool."""
+    model = _MODELS.get(name)
+    if model is None:
+        return None
+    try:
+        parsed = model.model_validate(args if isinstance(args, dict) else {})
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+        return _error(f"invalid arguments for {name}: {problems}")
+    try:
+        if isinstance(parsed, GrepArgs):
+            result = grep(engine, parsed)
+        elif isinstance(parsed, DescribeArgs):
+            result = describe(engine, parsed)
+        else:
+            result = expand(engine, parsed)  # type: ignore[arg-type]
+    except (LookupError, ValueError) as exc:
+        return _error(str(exc).strip("'\""))
+    except StoreError as exc:
+        return _error(f"the LCM store is unavailable: {exc}")
+    return json.dumps(result, ensure_ascii=False)
+
+
+def _error(message: str) -> str:
+    return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def parse_id(value: str) -> tuple[str, int]:
+    match = _ID.match(value.strip())
+    if not match:
+        raise ValueError(f"malformed id {value!r}: expected sum_N (a summary) or msg_N (a message)")
+    return match.group(1), int(match.group(2))
+
+
+# -- lcm_grep ------------------------------------------------------------------------------
+
+
+def fts_expression(pattern: str) -> tuple[str, list[str]]:
+    """A safe FTS5 expression from user words, and the plain terms (for snippets).
+
+    Words are quoted (so punctuation and FTS syntax cannot break the query); ``"a b"`` is
+    a phrase, ``word*`` a prefix, and ``AND`` / ``OR`` / ``NOT`` pass through.
+    """
+    parts, terms = [], []
+    for token in re.findall(r'"[^"]*"|\S+', pattern):
+        if token in ("AND", "OR", "NOT"):
+            parts.append(token)
+            continue
+        prefix = token.endswith("*") and not token.startswith('"')
+        word = token.strip('"').rstrip("*") if not token.startswith('"') else token[1:-1]
+        if not re.search(r"\w", word):
+            continue
+        terms.append(word)
+        parts.append('"' + word.replace('"', '""') + '"' + ("*" if prefix else ""))
+    while parts and parts[0] in ("AND", "OR", "NOT"):
+        parts.pop(0)
+    while parts and parts[-1] in ("AND", "OR", "NOT"):
+        parts.pop()
+    if not terms:
+        raise ValueError(f"pattern {pattern!r} has no searchable words")
+    return " ".join(parts), terms
+
+
+def snippet(text: str, terms: list[str] | None = None, span: tuple[int, int] | None = None) -> str:
+    if span is None:
+        lowered = text.lower()
+        hits = [p for p in (lowered.find(t.lower()) for t in terms or ()) if p >= 0]
+        at = min(hits) if hits else 0
+        span = (at, at)
+    start = max(0, span[0] - SNIPPET_CHARS // 2)
+    piece = " ".join(text[start : start + SNIPPET_CHARS].split())
+    return ("..." if start else "") + piece + ("..." if start + SNIPPET_CHARS < len(text) else "")
+
+
+def _message_hit(m: StoredMessage, text_snippet: str) -> dict[str, Any]:
+    return {"id": f"msg_{m.id}", "type": "message", "session_id": m.session_id, "seq": m.seq, "role": m.role,
+            "snippet": text_snippet}
+
+
+def _summary_hit(s: SummaryRow, text_snippet: str) -> dict[str, Any]:
+    return {"id": f"sum_{s.id}", "type": "summary", "session_id": s.session_id, "depth": s.depth,
+            "covers": f"msg_{s.first_message}-msg_{s.last_message}", "snippet": text_snippet}
+
+
+def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
+    scope = args.scope or ("session" if engine.session_id else "all")
+    session = engine.session_id if scope == "session" else None
+    if scope == "session" and not session:
+        raise ValueError("no session is active; use scope='all'")
+    store = engine.store
+    results: list[dict[str, Any]] = []
+    next_cursor: int | None = None
+    if args.mode == "full_text":
+        expr, terms = fts_expression(args.pattern)
+        meta = [session_token(session)] if session else []
+        if args.target != "messages" and args.cursor == 0 and args.role is None:
+            match = f"body : ({expr})" + (f" AND meta : {meta[0]}" if meta else "")
+            for row in store.get_summaries(store.search_summaries(match, min(args.limit, 5))):
+                results.append(_summary_hit(row, snippet(row.content, terms)))
+        if args.target != "summaries":
+            if args.role:
+                meta.append(role_token(args.role))
+            match = f"body : ({expr})" + "".join(f" AND meta : {token}" for token in meta)
+            ids = store.search_messages(match, args.limit + 1, args.cursor)
+            if len(ids) > args.limit:
+                ids, next_cursor = ids[: args.limit], args.cursor + args.limit
+            for m in store.get_messages(ids):
+                results.append(_message_hit(m, snippet(m.text(), terms)))
+    else:
+        try:
+            regex = re.compile(args.pattern)
+        except re.error as exc:
+            raise ValueError(f"bad regex {args.pattern!r}: {exc}") from None
+        if args.target != "messages" and args.cursor == 0:
+            for row in store.all_summaries(session):
+                found = regex.search(row.content)
+                if found and len(results) < 5:
+                    results.append(_summary_hit(row, snippet(row.content, span=found.span())))
+        if args.target != "summaries":
+            results_before = len(results)
+            before: int | None = args.cursor or None
+            scanned = 0
+            while scanned < REGEX_SCAN_ROWS and len(results) - results_before < args.limit:
+                batch = store.scan_messages(session, before, 500)
+                if not batch:
+                    before = None
+                    break
+                for m in batch:
+                    scanned += 1
+                    before = m.id
+                    if args.role and m.role != args.role:
+                        continue
+                    found = regex.search(m.text())
+                    if found:
+                        results.append(_message_hit(m, snippet(m.text(), span=found.span())))
+                        if len(results) - results_before >= args.limit:
+                            break
+            next_cursor = before
+    return {"pattern": args.pattern, "mode": args.mode, "scope": scope, "count": len(results),
+            "results": results, "next_cursor": next_cursor}
+
+
+# -- lcm_describe ----------------------------------------------------------------------------
+
+
+def _summary_info(row: SummaryRow) -> dict[str, Any]:
+    covers = [f"{'msg' if row.covers_kind == 'messages' else 'sum'}_{i}" for i in row.covers]
+    return {"id": f"sum_{row.id}", "type": "summary", "session_id": row.session_id, "depth": row.depth,
+            "covers_kind": row.covers_kind, "covers": covers,
+            "message_range": f"msg_{row.first_message}-msg_{row.last_message}",
+            "message_count": row.message_count, "tokens": row.tokens, "source": row.source,
+            "condensed_into": f"sum_{row.parent_id}" if row.parent_id else None, "hint": row.hint,
+            "content": row.content}
+
+
+def describe(engine: LCMEngine, args: DescribeArgs) -> dict[str, Any]:
+    store = engine.store
+    if args.id is None:
+        session = engine.session_id or None
+        roots = store.roots(session) if session else []
+        return {"session_id": session, **store.stats(session),
+                "uncondensed": [{"id": f"sum_{r.id}", "depth": r.depth, "message_count": r.message_count,
+                                 "hint": r.hint} for r in roots]}
+    kind, number = parse_id(args.id)
+    if kind == "sum":
+        rows = store.get_summaries([number])
+        if not rows:
+            raise LookupError(f"unknown id {args.id!r}: no such summary in this store")
+        return _summary_info(rows[0])
+    messages = store.get_messages([number])
+    if not messages:
+        raise LookupError(f"unknown id {args.id!r}: no such message in this store")
+    m = messages[0]
+    msg = m.message()
+    text = m.text()
+    return {"id": f"msg_{m.id}", "type": "message", "session_id": m.session_id, "seq": m.seq, "role": m.role,
+            "tool_call_id": msg.get("tool_call_id"), "chars": len(text), "tokens": m.tokens,
+            "description": describe_text(text), "pages": _pages_needed(msg, engine.settings.page_chars)}
+
+
+def _pages_needed(msg: dict[str, Any], page_chars: int) -> int:
+    content = msg.get("content")
+    return max(1, -(-len(content) // page_chars)) if isinstance(content, str) else 1
+
+
+# -- lcm_expand ------------------------------------------------------------------------------
+
+
+def expand(engine: LCMEngine, args: ExpandArgs) -> dict[str, Any]:
+    kind, number = parse_id(args.id)
+    store = engine.store
+    budget_chars = args.max_tokens * 4 if args.max_tokens else engine.settings.page_chars
+    if kind == "msg":
+        messages = store.get_messages([number])
+        if not messages:
+            raise LookupError(f"unknown id {args.id!r}: no such message in this store")
+        return _expand_message(messages[0], args.page, budget_chars)
+    rows = store.get_summaries([number])
+    if not rows:
+        raise LookupError(f"unknown id {args.id!r}: no such summary in this store")
+    row = rows[0]
+    items: list[dict[str, Any]]
+    if row.covers_kind == "messages":
+        items = [_message_item(m, budget_chars) for m in store.get_messages(row.covers)]
+    else:
+        items = [{"id": f"sum_{c.id}", "depth": c.depth, "message_range": f"msg_{c.first_message}-msg_{c.last_message}",
+                  "content": c.content} for c in store.get_summaries(row.covers)]
+    pages = _paginate(items, budget_chars)
+    if args.page > len(pages):
+        raise ValueError(f"page {args.page} is past the end: {args.id} has {len(pages)} page(s)")
+    return {"id": args.id, "depth": row.depth, "covers_kind": row.covers_kind, "page": args.page,
+            "pages": len(pages), "next_page": args.page + 1 if args.page < len(pages) else None,
+            "items": pages[args.page - 1]}
+
+
+def _message_item(m: StoredMessage, budget_chars: int) -> dict[str, Any]:
+    """A message inside a summary's expansion; a very long one is cut with a pointer."""
+    item: dict[str, Any] = {"id": f"msg_{m.id}", **m.message()}
+    content = item.get("content")
+    if isinstance(content, str) and len(content) > budget_chars // 2:
+        item["content"] = content[: budget_chars // 2]
+        item["truncated"] = f"{len(content):,} chars; read all of it with lcm_expand(id=\"msg_{m.id}\")"
+    return item
+
+
+def _paginate(items: list[dict[str, Any]], budget_chars: int) -> list[list[dict[str, Any]]]:
+    pages: list[list[dict[str, Any]]] = [[]]
+    used = 0
+    for item in items:
+        size = len(json.dumps(item, ensure_ascii=False))
+        if pages[-1] and used + size > budget_chars:
+            pages.append([])
+            used = 0
+        pages[-1].append(item)
+        used += size
+    return pages
+
+
+def _expand_message(m: StoredMessage, page: int, budget_chars: int) -> dict[str, Any]:
+    """The whole message; its content in pages of ``budget_chars`` (join them for the original)."""
+    msg = m.message()
+    content = msg.get("content")
+    pages = max(1, -(-len(content) // budget_chars)) if isinstance(content, str) else 1
+    if page > pages:
+        raise ValueError(f"page {page} is past the end: msg_{m.id} has {pages} page(s)")
+    if isinstance(content, str):
+        msg["content"] = content[(page - 1) * budget_chars : page * budget_chars]
+    return {"id": f"msg_{m.id}", "session_id": m.session_id, "seq": m.seq, "page": page, "pages": pages,
+            "next_page": page + 1 if page < pages else None,
+            "content_chars": len(content) if isinstance(content, str) else None, "message": msg}
