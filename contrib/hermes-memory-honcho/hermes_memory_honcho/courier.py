@@ -1,0 +1,165 @@
+"""The background thread that carries the outbox to Honcho, in order, exactly once."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from hermes_memory_honcho.health import Health
+from hermes_memory_honcho.link import Failure, HonchoLink, classify
+from hermes_memory_honcho.outbox import Entry, Outbox
+
+log = logging.getLogger("hermes_memory_honcho")
+
+IDLE_POLL = 5.0  # seconds; picks up entries other processes appended
+MAX_BATCH_MESSAGES = 100  # the server's limit per add_messages call
+
+
+class Courier:
+    """Owns one daemon thread; ``wake()`` after appending, ``flush()`` to wait for delivery."""
+
+    def __init__(self, outbox: Outbox, link: HonchoLink, health: Health, connect: Callable[[], None]) -> None:
+        self.outbox = outbox
+        self.link = link
+        self.health = health
+        self._connect = connect
+        self._connected = False
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._stopping = False
+        self._single_until = 0  # after a rejected batch, resend one entry at a time
+        self._thread = threading.Thread(target=self._run, name="honcho-courier", daemon=True)
+        self.delivered = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def wake(self) -> None:
+        self._idle.clear()
+        self._wake.set()
+
+    def flush(self, timeout: float) -> bool:
+        """Ask for an immediate pass and wait until the outbox is empty (or ``timeout``)."""
+        if not self._thread.is_alive():
+            return False
+        self.wake()
+        return self._idle.wait(timeout)
+
+    def stop(self, timeout: float) -> None:
+        """Last delivery attempt, bounded by ``timeout``; undelivered entries stay queued."""
+        self._stopping = True
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    # -- the loop -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        delay = 0.0
+        while True:
+            if delay:
+                self._wake.wait(delay)
+            self._wake.clear()
+            if not self._stopping:
+                delay = self.health.backoff_remaining()
+                if delay > 0:  # a wake-up inside the backoff window does not hammer Honcho
+                    continue
+            delay = self._pass()
+            if self._stopping:
+                return
+
+    def _pass(self) -> float:
+        """Deliver until empty or a failure; returns how long to wait before the next pass."""
+        try:
+            if not self._connected:
+                self._connect()
+                self._connected = True
+                self.health.ok()
+        except Exception as exc:
+            return self.health.failed(classify(exc))
+        with self.outbox.drain_lock() as mine:
+            if not mine:
+                return IDLE_POLL
+            while True:
+                batch = self._next_batch()
+                if not batch:
+                    self._idle.set()
+                    return IDLE_POLL
+                failure = self._deliver(batch)
+                if failure is not None:
+                    return self.health.failed(failure)
+
+    def _next_batch(self) -> list[Entry]:
+        """The head of the queue, plus following turns of the same session (one request)."""
+        entries = self.outbox.pending(MAX_BATCH_MESSAGES)
+        if not entries:
+            return []
+        head = entries[0]
+        batch = [head]
+        if head.kind != "turn" or head.id <= self._single_until:
+            return batch
+        count = len(head.payload["messages"])
+        for entry in entries[1:]:
+            size = len(entry.payload.get("messages", ()))
+            if entry.kind != "turn" or entry.session != head.session or count + size > MAX_BATCH_MESSAGES:
+                break
+            batch.append(entry)
+            count += size
+        return batch
+
+    def _deliver(self, batch: list[Entry]) -> Failure | None:
+        try:
+            batch = self._skip_landed(batch)
+        except Exception as exc:
+            return classify(exc)
+        if not batch:
+            return None
+        ids = [e.id for e in batch]
+        self.outbox.mark_sending(ids)
+        try:
+            if batch[0].kind == "turn":
+                self.link.add_turns(batch[0].session, [e.payload for e in batch])
+            else:
+                self.link.add_conclusion(batch[0].session, batch[0].payload)
+        except Exception as exc:
+            failure = classify(exc)
+            if not failure.maybe_sent:
+                self.outbox.mark_not_sent(ids)
+            if failure.kind == "not_found":
+                self.link.forget_session(batch[0].session)
+            if failure.reject:
+                if len(batch) == 1:
+                    log.error("Honcho rejected outbox entry %s (%s); kept aside in %s",
+                              batch[0].key, failure.message, self.outbox.path)
+                    self.outbox.reject(batch[0].id, failure.message)
+                    return None
+                self._single_until = batch[-1].id
+                return None
+            return failure
+        self.outbox.delivered(ids)
+        self.delivered += len(ids)
+        self.health.ok()
+        return None
+
+    def _skip_landed(self, batch: list[Entry]) -> list[Entry]:
+        """Entries whose earlier send may have landed are checked on the server first."""
+        fresh = []
+        for entry in batch:
+            if entry.maybe_sent:
+                if entry.kind == "turn":
+                    landed = self.link.turn_landed(entry.session, entry.key)
+                else:
+                    landed = self.link.conclusion_landed(entry.session, entry.payload)
+                if landed:
+                    self.outbox.delivered([entry.id])
+                    self.delivered += 1
+                    continue
+                self.outbox.mark_not_sent([entry.id])
+            fresh.append(entry)
+        return fresh
+

@@ -1,0 +1,207 @@
+"""The only module that talks to the ``honcho-ai`` SDK: client, peers, sessions, calls.
+
+Everything here may block for up to the configured timeout and may raise; callers run
+it on background threads and turn exceptions into a :class:`Failure` with
+:func:`classify`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hermes_memory_honcho.settings import HonchoSettings
+
+if TYPE_CHECKING:
+    from honcho import Honcho
+    from honcho.peer import Peer
+    from honcho.session import Session
+
+TURN_KEY = "hermes_turn"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What went wrong, in terms the outbox and the status line understand.
+
+    ``maybe_sent``: the server may have stored the write (check before resending).
+    ``reject``: the server refused this very payload for good (400/413/422).
+    """
+
+    kind: str  # sdk_missing|auth|rejected|not_found|rate_limited|server|timeout|unreachable|malformed|other
+    message: str
+    maybe_sent: bool = False
+    reject: bool = False
+
+    def describe(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+def classify(exc: BaseException) -> Failure:
+    """Map SDK, httpx and pydantic exceptions to a :class:`Failure`."""
+    if isinstance(exc, ImportError):
+        return Failure("sdk_missing", f"honcho-ai is not installed ({exc}); pip install honcho-ai")
+    try:
+        import httpx
+        import pydantic
+        from honcho import HonchoError
+        from honcho.http import exceptions as hx
+    except ImportError as missing:  # pragma: no cover - the SDK vanished mid-run
+        return Failure("sdk_missing", str(missing))
+    text = str(exc) or type(exc).__name__
+    status = getattr(exc, "status", None)
+    if isinstance(exc, hx.AuthenticationError | hx.PermissionDeniedError):
+        return Failure("auth", f"Honcho refused the credentials (HTTP {status}): {text}")
+    if isinstance(exc, hx.NotFoundError):
+        return Failure("not_found", text)
+    if isinstance(exc, hx.RateLimitError):
+        return Failure("rate_limited", text, maybe_sent=False)
+    if isinstance(exc, hx.ServerError):
+        return Failure("server", f"HTTP {status}: {text}", maybe_sent=True)
+    if isinstance(exc, hx.BadRequestError | hx.UnprocessableEntityError) or status == 413:
+        return Failure("rejected", f"HTTP {status}: {text}", reject=True)
+    if isinstance(exc, hx.TimeoutError):
+        return Failure("timeout", text, maybe_sent=True)
+    if isinstance(exc, hx.ConnectionError):
+        cause = exc.__cause__
+        if isinstance(cause, httpx.ConnectError):
+            return Failure("unreachable", text)
+        if isinstance(cause, json.JSONDecodeError | ValueError) and not isinstance(cause, httpx.HTTPError):
+            return Failure("malformed", f"response is not JSON: {text}", maybe_sent=True)
+        return Failure("unreachable", text, maybe_sent=True)
+    if isinstance(exc, pydantic.ValidationError | json.JSONDecodeError | KeyError | TypeError):
+        return Failure("malformed", f"unexpected response: {text.splitlines()[0]}", maybe_sent=True)
+    if isinstance(exc, HonchoError):
+        return Failure("other", f"HTTP {status}: {text}", maybe_sent=True)
+    return Failure("other", f"{type(exc).__name__}: {text}", maybe_sent=True)
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What Honcho knows right now, as plain strings."""
+
+    summary: str = ""
+    representation: str = ""
+    card: tuple[str, ...] = ()
+    dialectic: str = ""
+
+
+class HonchoLink:
+    """A lazily built client plus the peers and sessions already known to exist."""
+
+    def __init__(self, settings: HonchoSettings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._client: Honcho | None = None
+        self._http: Any = None
+        self._peers: dict[str, Peer] = {}
+        self._sessions: dict[str, Session] = {}
+
+    def client(self) -> Honcho:
+        with self._lock:
+            if self._client is None:
+                import httpx
+                from honcho import Honcho
+
+                s = self.settings
+                self._http = httpx.Client(base_url=s.url, timeout=s.timeout)
+                self._client = Honcho(base_url=s.url, api_key=s.api_key, workspace_id=s.workspace,
+                                      timeout=s.timeout, max_retries=0, http_client=self._http)
+            return self._client
+
+    def peer(self, peer_id: str) -> Peer:
+        if peer_id not in self._peers:
+            self._peers[peer_id] = self.client().peer(peer_id)
+        return self._peers[peer_id]
+
+    def session(self, sid: str, user: str, assistant: str) -> Session:
+        """Get-or-create the session with both peers (the user observed, the AI observing)."""
+        if sid not in self._sessions:
+            from honcho.api_types import SessionPeerConfig
+
+            self._sessions[sid] = self.client().session(sid, peers=[
+                (user, SessionPeerConfig(observe_me=True, observe_others=False)),
+                (assistant, SessionPeerConfig(observe_me=False, observe_others=True)),
+            ])
+        return self._sessions[sid]
+
+    def forget_session(self, sid: str) -> None:
+        self._sessions.pop(sid, None)
+
+    def connect(self, sid: str, user: str, assistant: str) -> None:
+        """Workspace, both peers and the session: the background initialisation."""
+        self.peer(user)
+        self.peer(assistant)
+        self.session(sid, user, assistant)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def add_turns(self, sid: str, payloads: list[dict[str, Any]]) -> None:
+        """One ``add_messages`` call for consecutive turns of one session (atomic server-side)."""
+        from honcho.api_types import MessageCreateParams
+
+        first = payloads[0]
+        session = self.session(sid, first["user_peer"], first["assistant_peer"])
+        params = [
+            MessageCreateParams(content=m["content"], peer_id=m["peer"], metadata=m["metadata"],
+                                created_at=m["created_at"])
+            for payload in payloads for m in payload["messages"]
+        ]
+        session.add_messages(params)
+
+    def turn_landed(self, sid: str, key: str) -> bool:
+        """Did an earlier, ambiguous send of turn ``key`` reach the server?"""
+        from honcho.http.exceptions import NotFoundError
+        from honcho.session import Session
+
+        try:
+            page = Session(sid, self.client()).messages(filters={"metadata": {TURN_KEY: key}}, size=1)
+        except NotFoundError:
+            return False
+        return len(page) > 0
+
+    def add_conclusion(self, sid: str, payload: dict[str, Any]) -> None:
+        view = self.peer(payload["observer"]).conclusions_of(payload["observed"])
+        view.create([{"content": payload["content"], "session_id": sid}])
+
+    def conclusion_landed(self, sid: str, payload: dict[str, Any]) -> bool:
+        view = self.peer(payload["observer"]).conclusions_of(payload["observed"])
+        return any(c.content == payload["content"] for c in view.list(size=100, session=sid, reverse=True))
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def recall(self, sid: str, user: str, assistant: str, query: str) -> Recall:
+        """Session summary and the user's representation and card, in one request."""
+        s = self.settings
+        session = self.session(sid, user, assistant)
+        ctx = session.context(summary=True, tokens=max(100, s.context_chars // 4), peer_target=user,
+                              peer_perspective=assistant, search_query=query[:2000] or None)
+        dialectic = ""
+        if s.dialectic and query.strip():
+            answer = self.peer(assistant).chat(query[:10_000], target=user, session=sid,
+                                               reasoning_level=s.reasoning_level)
+            dialectic = answer if isinstance(answer, str) else ""
+        return Recall(
+            summary=ctx.summary.content if ctx.summary else "",
+            representation=ctx.peer_representation or "",
+            card=tuple(ctx.peer_card or ()),
+            dialectic=dialectic,
+        )
+
+    def card(self, observer: str, target: str | None) -> list[str]:
+        return list(self.peer(observer).get_card(target=target) or [])
+
+    def search(self, query: str, limit: int) -> list[dict[str, str]]:
+        hits = self.client().search(query[:4000], limit=limit)
+        return [{"peer": m.peer_id, "session": m.session_id, "created_at": str(m.created_at),
+                 "content": m.content} for m in hits]
+
+    def close(self) -> None:
+        with self._lock:
+            http, self._http, self._client = self._http, None, None
+            self._peers.clear()
+            self._sessions.clear()
+        if http is not None:
+            http.close()

@@ -1,0 +1,332 @@
+"""``HonchoMemoryProvider``: Honcho as the external memory provider (seed 1.6-1.8).
+
+Nothing here blocks a turn on the network. Writes go to a durable local outbox and a
+background courier delivers them in order; recall is fetched in the background and
+served from a cache; initialisation (workspace, peers, session) happens on the
+courier's thread. When Honcho is slow, down, misconfigured or the SDK is missing, the
+provider says so in :meth:`get_status` and one log line, and keeps every write queued.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from hermes_core import MemoryProvider
+from hermes_core.plugin_context import PluginContext
+from hermes_memory_honcho.courier import Courier
+from hermes_memory_honcho.health import Health
+from hermes_memory_honcho.link import TURN_KEY, HonchoLink, Recall, classify
+from hermes_memory_honcho.mapping import clip, session_name, split_message
+from hermes_memory_honcho.outbox import Outbox
+from hermes_memory_honcho.recall import RecallCache, render
+from hermes_memory_honcho.settings import HonchoSettings
+from hermes_memory_honcho.tools import TOOLS, tool_schemas
+
+log = logging.getLogger("hermes_memory_honcho")
+
+PROMPT_BLOCK = {
+    "hybrid": "# Honcho memory\nHoncho remembers this user across sessions. What it recalls arrives with the "
+              "user's message in <memory-context>. Tools: honcho_profile, honcho_search, honcho_context, "
+              "honcho_conclude.",
+    "context": "# Honcho memory\nHoncho remembers this user across sessions. What it recalls arrives with the "
+               "user's message in <memory-context>.",
+    "tools": "# Honcho memory\nHoncho remembers this user across sessions. Use honcho_profile, honcho_search "
+             "and honcho_context to recall, and honcho_conclude to record durable facts about the user.",
+}
+
+
+def sdk_version() -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version("honcho-ai")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+class HonchoMemoryProvider(MemoryProvider):
+    """Maps the agent onto a Honcho workspace: a user peer, an assistant peer, a session."""
+
+    config_model = HonchoSettings
+
+    def __init__(self, ctx: PluginContext | None = None) -> None:
+        super().__init__(ctx)
+        raw = self.ctx.settings
+        self.settings = raw if isinstance(raw, HonchoSettings) else HonchoSettings.model_validate(raw or {})
+        self.session_id = ""
+        self.honcho_session = ""
+        self.health = Health(self.settings.retry_initial, self.settings.retry_max)
+        self.link = HonchoLink(self.settings)
+        self.recall = RecallCache(self._fetch_recall)
+        self.outbox: Outbox | None = None
+        self.courier: Courier | None = None
+        self.turn = 0
+        self.closed = False
+        self._lock = threading.RLock()
+
+    @property
+    def name(self) -> str:
+        return "honcho"
+
+    def is_available(self) -> tuple[bool, str]:
+        try:
+            import honcho  # noqa: F401
+        except ImportError as exc:
+            return False, f"honcho-ai is not installed ({exc}); pip install honcho-ai"
+        return self.settings.configured()
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def initialize(self, session_id: str) -> None:
+        s = self.settings
+        with self._lock:
+            self.session_id = session_id
+            self.honcho_session = session_name(s.session_strategy, session_id, Path.cwd(), s.workspace)
+            self._start()
+        if s.recall_mode != "tools":
+            self.recall.request("")  # warm the cache while the first turn is being typed
+
+    def _start(self) -> Outbox | None:
+        """Open the outbox and start the courier (once); the outbox even after shutdown."""
+        with self._lock:
+            if not self.honcho_session:
+                self.honcho_session = session_name(self.settings.session_strategy, self.session_id or "default",
+                                                   Path.cwd(), self.settings.workspace)
+            if self.outbox is None:
+                path = self.settings.outbox_file(self.ctx.home)
+                try:
+                    self.outbox = Outbox(path)
+                except Exception as exc:
+                    log.error("Honcho outbox %s cannot be opened: %s: %s", path, type(exc).__name__, exc)
+                    self.health.unavailable(f"outbox {path} cannot be opened: {exc}")
+                    return None
+            if self.courier is None and not self.closed:
+                self.courier = Courier(self.outbox, self.link, self.health, self._connect)
+                self.courier.start()
+            return self.outbox
+
+    def _connect(self) -> None:
+        s = self.settings
+        self.link.connect(self.honcho_session, s.user_peer, s.assistant_peer)
+
+    def on_turn_start(self, turn_number: int, message: str) -> None:
+        self.turn = turn_number
+
+    def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
+        if self.courier is not None:
+            self.courier.flush(self.settings.flush_wait)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            courier, self.courier = self.courier, None
+        self.recall.close()
+        if courier is not None:
+            courier.stop(self.settings.flush_wait)
+        self.link.close()
+        self.health.close()
+        with self._lock:
+            if self.outbox is not None and (courier is None or not courier.alive):
+                self.outbox.close()
+                self.outbox = None
+
+    # -- writes -------------------------------------------------------------------------
+
+    def _enqueue(self, kind: str, payload: dict[str, Any], key: str | None = None) -> str | None:
+        """Append durably and wake the courier; never raises (a failure is logged)."""
+        try:
+            outbox = self._start()
+            if outbox is None:
+                log.error("Honcho %s not recorded: the outbox is unavailable", kind)
+                return None
+            key = outbox.append(kind, self.honcho_session, payload, key=key)
+        except Exception as exc:
+            log.error("Honcho %s not recorded: %s: %s", kind, type(exc).__name__, exc)
+            return None
+        if self.courier is not None:
+            self.courier.wake()
+        return key
+
+    def _messages(self, key: str, parts: list[tuple[str, str]], kind: str = "turn") -> list[dict[str, Any]]:
+        now = datetime.now(UTC).isoformat()
+        out = []
+        for peer, text in parts:
+            for chunk in split_message(text, self.settings.message_max_chars):
+                if chunk.strip():
+                    meta = {TURN_KEY: key, "hermes_part": len(out), "hermes_session": self.session_id,
+                            "hermes_kind": kind}
+                    out.append({"peer": peer, "content": chunk, "metadata": meta, "created_at": now})
+        return out
+
+    def _turn_payload(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        s = self.settings
+        return {"user_peer": s.user_peer, "assistant_peer": s.assistant_peer, "messages": messages}
+
+    def sync_turn(self, user_content: str, assistant_content: str) -> None:
+        from hermes_core.fencing import sanitize_context
+
+        s = self.settings
+        key = uuid.uuid4().hex
+        messages = self._messages(key, [(s.user_peer, sanitize_context(user_content or "")),
+                                        (s.assistant_peer, assistant_content or "")])
+        if messages:
+            self._enqueue("turn", self._turn_payload(messages), key=key)
+
+    def on_delegation(self, task: str, result: str) -> None:
+        key = uuid.uuid4().hex
+        text = f"[delegated task] {task}\n[result] {result}"
+        messages = self._messages(key, [(self.settings.assistant_peer, text)], kind="delegation")
+        self._enqueue("turn", self._turn_payload(messages), key=key)
+
+    def on_memory_write(self, action: str, target: str, content: str) -> None:
+        """Built-in USER.md additions become Honcho conclusions about the user."""
+        s = self.settings
+        if s.mirror_user_memory and action in ("add", "replace") and target == "user" and content.strip():
+            self._enqueue("conclusion", {"observer": s.assistant_peer, "observed": s.user_peer,
+                                         "content": content.strip()[:4000]})
+
+    # -- recall ------------------------------------------------------------------------
+
+    def _fetch_recall(self, query: str) -> Recall | None:
+        if not self.health.may_try():
+            return None
+        s = self.settings
+        try:
+            result = self.link.recall(self.honcho_session, s.user_peer, s.assistant_peer, query)
+        except Exception as exc:
+            self.health.failed(classify(exc))
+            return None
+        self.health.ok()
+        return result
+
+    def system_prompt_block(self) -> str:
+        return PROMPT_BLOCK[self.settings.recall_mode]
+
+    def prefetch(self, query: str) -> str:
+        s = self.settings
+        if s.recall_mode == "tools" or self.closed:
+            return ""
+        if self.recall.latest is None and self.honcho_session:
+            self.recall.request(query)
+            self.recall.wait(s.first_turn_wait)
+        return render(self.recall.latest, s.context_chars, s.dialectic_max_chars)
+
+    def queue_prefetch(self, query: str) -> None:
+        if self.settings.recall_mode != "tools" and self.honcho_session:
+            self.recall.request(query)
+
+    def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
+        text = render(self.recall.latest, self.settings.context_chars, self.settings.dialectic_max_chars)
+        return f"Honcho's view of this session and user (keep what still matters):\n{text}" if text else ""
+
+    # -- tools --------------------------------------------------------------------------
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        return [] if self.settings.recall_mode == "context" else tool_schemas()
+
+    def handle_tool_call(self, name: str, args: dict[str, Any]) -> str | None:
+        if name not in TOOLS:
+            return None
+        try:
+            parsed = TOOLS[name][0].model_validate(args if isinstance(args, dict) else {})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            return json.dumps({"error": f"invalid arguments for {name}: {problems}"})
+        if self.health.state == "unavailable":
+            return json.dumps({"error": f"Honcho is unavailable: {self.health.reason}"})
+        try:
+            result = getattr(self, f"_tool_{name.removeprefix('honcho_')}")(parsed)
+        except Exception as exc:
+            failure = classify(exc)
+            self.health.failed(failure)
+            return json.dumps({"error": f"{name} failed: {failure.describe()}", "status": self.health.state})
+        return json.dumps(result, ensure_ascii=False)
+
+    def _tool_profile(self, args: Any) -> dict[str, Any]:
+        s = self.settings
+        if args.peer == "user":
+            card = self.link.card(s.assistant_peer, s.user_peer) or self.link.card(s.user_peer, None)
+        else:
+            card = self.link.card(s.assistant_peer, None)
+        result: dict[str, Any] = {"peer": s.user_peer if args.peer == "user" else s.assistant_peer, "card": card}
+        if not card:
+            result["hint"] = ("No profile facts yet: Honcho builds the card from conversations over time, "
+                              "or record one with honcho_conclude.")
+        return {"result": result}
+
+    def _tool_search(self, args: Any) -> dict[str, Any]:
+        hits = self.link.search(args.query, args.limit)
+        for hit in hits:
+            hit["content"] = clip(hit["content"], 1200)
+        return {"result": hits}
+
+    def _tool_context(self, args: Any) -> dict[str, Any]:
+        s = self.settings
+        recall = self.link.recall(self.honcho_session or self._start_session(), s.user_peer, s.assistant_peer,
+                                  args.query)
+        return {"result": {"session": self.honcho_session, "summary": recall.summary,
+                           "representation": recall.representation, "card": list(recall.card)}}
+
+    def _start_session(self) -> str:
+        self._start()
+        return self.honcho_session
+
+    def _tool_conclude(self, args: Any) -> dict[str, Any]:
+        s = self.settings
+        key = self._enqueue("conclusion", {"observer": s.assistant_peer, "observed": s.user_peer,
+                                           "content": args.conclusion.strip()})
+        if key is None:
+            return {"error": "the conclusion could not be recorded (outbox unavailable; see the log)"}
+        delivered = self.courier is not None and self.courier.flush(s.timeout)
+        if delivered:
+            return {"result": "saved"}
+        return {"result": "queued", "note": f"Honcho is {self.health.state}; it will be delivered when reachable"}
+
+    # -- status -------------------------------------------------------------------------
+
+    def get_status(self) -> dict[str, Any]:
+        """What ``hermes-core doctor`` shows: reachability, queue depth, configuration."""
+        s = self.settings
+        status: dict[str, Any] = {"provider": self.name, **self.health.snapshot()}
+        outbox: dict[str, Any] = {"path": str(s.outbox_file(self.ctx.home))}
+        if self.outbox is not None:
+            try:
+                outbox.update(self.outbox.counts())
+            except Exception as exc:
+                outbox["error"] = f"{type(exc).__name__}: {exc}"
+        ok, why = self.is_available()
+        if not ok and status["state"] in ("starting", "ok"):
+            status["state"], status["reason"] = "unavailable", why
+        status.update({
+            "base_url": s.url, "workspace": s.workspace, "session": self.honcho_session,
+            "peers": {"user": s.user_peer, "assistant": s.assistant_peer}, "recall_mode": s.recall_mode,
+            "sdk_version": sdk_version(), "outbox": outbox,
+            "delivered": self.courier.delivered if self.courier else 0,
+            "recall_fetched_at": self.recall.fetched_at,
+        })
+        status["summary"] = status_line(status)
+        return status
+
+
+def status_line(status: dict[str, Any]) -> str:
+    """One human line, e.g. ``honcho: degraded (unreachable: ...); 3 writes queued``."""
+    line = f"honcho: {status['state']}"
+    if status.get("reason"):
+        line += f" ({status['reason']})"
+    queued = status.get("outbox", {}).get("pending", 0)
+    rejected = status.get("outbox", {}).get("rejected", 0)
+    if queued:
+        line += f"; {queued} write(s) queued in {status['outbox']['path']}"
+    if rejected:
+        line += f"; {rejected} write(s) rejected by Honcho and kept aside"
+    return line
