@@ -1,0 +1,184 @@
+"""``hermes-core doctor`` against real files, locks and HTTP servers; ``hermes-core tools`` end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_core import hookimpl
+from hermes_core.cli import main
+from hermes_core.doctor import check_prompt, run_doctor
+from hermes_core.records import PromptContext, PromptSection
+
+
+def doctor(home: Path, **kwargs: Any) -> dict[str, Any]:
+    return run_doctor(home, home / "config.yaml", **kwargs).to_dict()
+
+
+def levels(report: dict[str, Any], check: str) -> list[str]:
+    return [f["level"] for f in report["findings"] if f["check"] == check]
+
+
+def messages(report: dict[str, Any]) -> str:
+    return "\n".join(f"{f['level']} {f['message']} | {f['fix']}" for f in report["findings"])
+
+
+def test_fresh_home_is_healthy(hermes_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] and not [f for f in data["findings"] if f["level"] in ("warn", "error")]
+    assert [p["name"] for p in data["prompt_parts"]] == ["identity"]
+    assert main(["doctor"]) == 0
+    assert "0 problem(s)" in capsys.readouterr().out
+
+
+def test_memory_file_problems(hermes_home: Path, write_config: Any) -> None:
+    assert main(["tools", "call", "memory", '{"action": "add", "target": "memory", "content": "uses uv"}']) == 0
+    memories = hermes_home / "memories"
+    (memories / "MEMORY.md").chmod(0o644)
+    (memories / "USER.md").write_bytes(b"caf\xe9\n")
+    (memories / "USER.md").chmod(0o600)
+    (memories / ".MEMORY.md.abc.tmp").write_text("half")
+    report = doctor(hermes_home)
+    text = messages(report)
+    assert "MEMORY.md is accessible to other users (mode 644)" in text and "chmod 600" in text
+    assert "USER.md is not valid UTF-8" in text
+    assert ".MEMORY.md.abc.tmp: temp file left" in text
+    assert not report["ok"]
+    write_config({"memory": {"memory_enabled": False, "user_profile_enabled": False}})
+    assert "memory is off" in messages(doctor(hermes_home))
+
+
+def test_lock_held_by_a_live_process(hermes_home: Path) -> None:
+    assert main(["tools", "call", "memory", '{"action": "add", "target": "memory", "content": "x"}']) == 0
+    lock = hermes_home / "memories" / "MEMORY.md.lock"
+    assert lock.exists()
+    assert "held by a running process" not in messages(doctor(hermes_home))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
+         "fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(30)", str(lock)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert "MEMORY.md.lock is held by a running process" in messages(doctor(hermes_home))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert "held by a running process" not in messages(doctor(hermes_home))
+
+
+def test_config_and_plugin_errors(hermes_home: Path, write_config: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config({"memory": {"memory_char_limit": -5}})
+    report = doctor(hermes_home)
+    assert levels(report, "config") == ["error"] and "memory.memory_char_limit" in messages(report)
+    write_config({"context": {"engine": "nonexistent", "threshold_percent": 0.97}})
+    report = doctor(hermes_home)
+    assert "error" in levels(report, "plugins") and "unknown context engine 'nonexistent'" in messages(report)
+    assert "threshold_percent is 0.97" in messages(report)
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "[ERROR] plugins" in out and "fix:" in out
+
+
+class _Handler(BaseHTTPRequestHandler):
+    status = 200
+    delay = 0.0
+
+    def do_GET(self) -> None:
+        time.sleep(self.delay)
+        body = json.dumps({"data": [{"id": "m"}]}).encode()
+        self.send_response(self.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def aux_server() -> Iterator[Any]:
+    servers = []
+
+    def start(status: int = 200, delay: float = 0.0) -> str:
+        handler = type("H", (_Handler,), {"status": status, "delay": delay})
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("status", "delay", "level", "text"), [
+    (200, 0.0, "ok", "is reachable"),
+    (401, 0.0, "error", "refused the key (HTTP 401)"),
+    (503, 0.0, "warn", "answered HTTP 503"),
+    (200, 3.0, "error", "unreachable: ReadTimeout"),
+])
+def test_auxiliary_model(status: int, delay: float, level: str, text: str, hermes_home: Path, write_config: Any,
+                         aux_server: Any) -> None:
+    write_config({"auxiliary": {"base_url": aux_server(status, delay), "model": "m"}})
+    started = time.monotonic()
+    report = doctor(hermes_home, aux_timeout=0.3)
+    assert time.monotonic() - started < 2.5
+    (finding,) = [f for f in report["findings"] if f["check"] == "auxiliary"]
+    assert finding["level"] == level and text in finding["message"]
+
+
+def test_unreachable_auxiliary_port(hermes_home: Path, write_config: Any) -> None:
+    write_config({"auxiliary": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}})
+    assert "unreachable" in messages(doctor(hermes_home, aux_timeout=0.3))
+
+
+class _ContextFilePlugin:
+    @hookimpl
+    def hermes_system_prompt_sections(self, ctx: PromptContext) -> list[PromptSection]:
+        return [PromptSection("context files", "x" * 8000, order=400, source="AGENTS.md", findings=[
+            {"kind": "blocked", "path": "AGENTS.md", "message": "pattern prompt_injection on line 3"},
+            {"kind": "truncated", "path": "CLAUDE.md", "message": "31,000 chars cut to 20,000"},
+        ])]
+
+
+def test_context_file_findings_and_prompt_size(make_host: Any, tmp_path: Path) -> None:
+    host = make_host(plugins=[_ContextFilePlugin()], **{"model.context_length": 6000})
+    findings, parts = check_prompt(host, tmp_path)
+    text = "\n".join(f"{f.level} {f.message} | {f.fix}" for f in findings)
+    assert "warn context files: blocked AGENTS.md: pattern prompt_injection on line 3" in text
+    assert "info context files: truncated CLAUDE.md" in text and "context_file_max_chars" in text
+    assert "warn system prompt ~2,000 tokens (33% of the 6,000-token window); largest part: context files" in text
+    assert [(p.name, p.chars) for p in parts] == [("context files", 8000)]
+
+
+def test_tools_list_and_call(hermes_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tools", "list", "--json"]) == 0
+    tools = json.loads(capsys.readouterr().out)["tools"]
+    assert [(t["name"], t["owner"]) for t in tools] == [("memory", "memory:builtin")]
+    assert tools[0]["schema"]["parameters"]["type"] == "object"
+    assert main(["tools", "list"]) == 0
+    assert "memory:builtin" in capsys.readouterr().out
+    add = '{"action": "add", "target": "user", "content": "Name is Ada"}'
+    assert main(["tools", "call", "memory", add, "--session", "s-42"]) == 0
+    assert json.loads(capsys.readouterr().out)["success"] is True
+    assert "Name is Ada" in (hermes_home / "memories" / "USER.md").read_text()
+    assert main(["tools", "call", "memory", '{"action": "remove", "target": "user", "old_text": "zzz"}']) == 1
+    assert json.loads(capsys.readouterr().out)["success"] is False
+    assert main(["tools", "call", "memory", "{oops"]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    assert main(["tools", "call", "memory", "[1]"]) == 2
+    assert main(["tools", "call", "no_such_tool"]) == 2
+    assert "unknown tool 'no_such_tool'. Available: memory" in capsys.readouterr().err
