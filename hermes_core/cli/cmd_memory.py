@@ -39,8 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _call(host: Any, args: dict[str, Any]) -> dict[str, Any]:
-    if not host.memory.has_tool("memory"):
-        raise CommandError("the built-in memory is off (memory.memory_enabled and memory.user_profile_enabled)")
     result = json.loads(host.handle_tool_call("memory", args))
     return result if isinstance(result, dict) else {"success": False, "error": f"unexpected result {result!r}"}
 
@@ -54,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     host = host_from_args(args)
     try:
+        if not host.memory.has_tool("memory"):
+            raise CommandError("the built-in memory is off (memory.memory_enabled and memory.user_profile_enabled)")
         if action == "show":
             return _show(host, args)
         call: dict[str, Any] = {"action": action, "target": args.target}
