@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from hermes_core.fencing import build_memory_context_block
 from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
 from hermes_core.records import CompactionReport, PromptContext
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
     from hermes_core.config import HermesConfig
@@ -130,6 +130,7 @@ class Session:
         self.system_prompt = ""
         self.tools: list[dict[str, Any]] = []
         self._tool_tokens = 0
+        self._token_cache: dict[int, tuple[Message, int]] = {}
         self._begin(reason="start")
 
     @classmethod
@@ -186,7 +187,7 @@ class Session:
                 break
             changed = True
         messages = self._assemble(fence=True)
-        tokens = estimate_messages_tokens(messages) + self._tool_tokens
+        tokens = self._estimate(messages) + self._tool_tokens
         self._last_request_tokens = tokens
         return Request(messages, self.tools, tokens, system_prompt_changed=changed)
 
@@ -340,6 +341,19 @@ class Session:
         if index is not None:
             out[index] = {**out[index], "content": _join_content(out[index].get("content"), extra)}
         return out
+
+    def _estimate(self, messages: list[Message]) -> int:
+        """Token estimate with a per-message cache: history messages are never edited in place."""
+        cache = self._token_cache
+        if len(cache) > 2 * len(messages) + 64:  # drop entries of messages no longer sent
+            cache.clear()
+        total = 0
+        for msg in messages:
+            hit = cache.get(id(msg))
+            if hit is None or hit[0] is not msg:
+                hit = cache[id(msg)] = (msg, estimate_message_tokens(msg))
+            total += hit[1]
+        return total
 
     def _compact(
         self, trigger: CompactionTrigger, *, force: bool = False, focus_topic: str | None = None
