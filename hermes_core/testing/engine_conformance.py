@@ -1,0 +1,215 @@
+"""The context-engine conformance suite: what every engine's ``compress()`` must honour.
+
+Use it from any engine's tests::
+
+    from hermes_core.testing.engine_conformance import (
+        CONTEXT_LENGTHS, check_engine, corpus_cases, engine_factory)
+
+    factory = engine_factory(MyEngine, tmp_path)          # or any callable(context_length)
+    @pytest.mark.parametrize(("path", "context_length"), corpus_cases())
+    def test_conformance(path, context_length, tmp_path):
+        problems = check_engine(engine_factory(MyEngine, tmp_path), load(path), context_length)
+        assert not problems, "\\n".join(problems)
+
+:func:`check_engine` returns a list of human-readable problems (empty means conformant).
+It checks, on a fresh engine per phase: below the threshold ``compress()`` is a no-op;
+automatic and forced compaction give an API-valid list (``hermes_core.messages.api_problems``;
+adjacent same-role pairs that were already adjacent in the input are excused, since an
+engine must not rewrite them), keep the system message and the last user message
+verbatim, never mutate the input, and fit under the threshold or say why in
+``last_compaction_note``; compacting the result again keeps all of that.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.messages import api_problems, text_of
+from hermes_core.tokens import estimate_messages_tokens
+
+if TYPE_CHECKING:
+    from hermes_core.engine import ContextEngine
+    from hermes_core.summarize import Summarizer
+
+Message = dict[str, Any]
+EngineFactory = Callable[[int], "ContextEngine"]
+
+CONTEXT_LENGTHS = (16_000, 32_000, 64_000, 128_000)
+
+
+def engine_factory(
+    engine_cls: type[ContextEngine],
+    home: Path,
+    *,
+    settings: Any = None,
+    summarizer: Summarizer | None = None,
+    config: Any = None,
+) -> EngineFactory:
+    """A factory building ``engine_cls`` for a given context length, offline by default.
+
+    The engine gets a :class:`~hermes_core.plugin_context.PluginContext` rooted at
+    ``home`` whose summarizer is the deterministic one unless ``summarizer`` is given.
+    """
+    from hermes_core.config import HermesConfig
+    from hermes_core.plugin_context import PluginContext
+    from hermes_core.summary_client import DeterministicSummarizer
+
+    def build(context_length: int) -> ContextEngine:
+        cfg = (config or HermesConfig()).model_copy(deep=True)
+        cfg.model.context_length = int(context_length)
+        ctx = PluginContext(home=home, config=cfg, settings=settings,
+                            summarizer=summarizer or DeterministicSummarizer())
+        return engine_cls(ctx)
+
+    return build
+
+
+def corpus_dir(start: Path | None = None) -> Path | None:
+    """The real-transcript corpus: ``$HERMES_CORPUS`` or ``shared/corpus/transcripts`` found
+    by walking up from ``start`` (default: the current directory and this package)."""
+    env = os.environ.get("HERMES_CORPUS")
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    roots = [start] if start else [Path.cwd(), Path(__file__).resolve()]
+    for root in roots:
+        for parent in [root, *root.parents]:
+            candidate = parent / "shared" / "corpus" / "transcripts"
+            if candidate.is_dir():
+                return candidate
+    return None
+
+
+def corpus_cases(directory: Path | None = None, lengths: tuple[int, ...] = CONTEXT_LENGTHS) -> list[Any]:
+    """``pytest.param(path, length)`` for every corpus transcript and context length."""
+    import pytest
+
+    directory = directory or corpus_dir()
+    if directory is None:
+        return [pytest.param(None, 0, marks=pytest.mark.skip(reason="transcript corpus not found"))]
+    return [
+        pytest.param(path, length, id=f"{path.stem}-{length // 1000}k")
+        for path in sorted(directory.glob("*.json"))
+        for length in lengths
+    ]
+
+
+def _snapshot(messages: list[Message]) -> str:
+    return json.dumps(messages, sort_keys=True, default=repr)
+
+
+def _adjacent_pairs(messages: list[Message]) -> set[tuple[str, str]]:
+    """Same-role adjacent pairs already present in the input, as comparable keys."""
+    pairs = set()
+    for a, b in itertools.pairwise(messages):
+        if a.get("role") == b.get("role") and a.get("role") in ("user", "assistant"):
+            pairs.add((_snapshot([a]), _snapshot([b])))
+    return pairs
+
+
+def _validity(out: list[Message], excused: set[tuple[str, str]]) -> Iterator[str]:
+    for problem in api_problems(out):
+        if "two consecutive" in problem:
+            index = int(problem.split(":")[0].split()[1])
+            if (_snapshot([out[index - 1]]), _snapshot([out[index]])) in excused:
+                continue
+        yield f"not API-valid: {problem}"
+
+
+def _last_user(messages: list[Message]) -> Message | None:
+    for msg in reversed(messages):
+        if msg.get("role") == "user":
+            return msg
+    return None
+
+
+def check_output(
+    engine: ContextEngine,
+    original: list[Message],
+    given: list[Message],
+    out: Any,
+    *,
+    label: str,
+) -> list[str]:
+    """Problems with one ``compress()`` result ``out`` for input ``given`` (derived from ``original``)."""
+    problems: list[str] = []
+    if not isinstance(out, list) or not all(isinstance(m, dict) for m in out):
+        return [f"{label}: compress() returned {type(out).__name__}, not a list of message dicts"]
+    if not out:
+        return [f"{label}: compress() returned an empty list"]
+    excused = _adjacent_pairs(original) | _adjacent_pairs(given)
+    problems += [f"{label}: {p}" for p in _validity(out, excused)]
+    if original and original[0].get("role") == "system":
+        kept = out[0].get("role") == "system" and text_of(out[0].get("content")).startswith(
+            text_of(original[0].get("content")))
+        if not kept:
+            problems.append(f"{label}: the system message was not kept at the start")
+    last = _last_user(original)
+    if last is not None and not any(m == last for m in out):
+        problems.append(f"{label}: the last user message was not kept verbatim")
+    tokens = estimate_messages_tokens(out)
+    threshold = getattr(engine, "threshold_tokens", 0)
+    if threshold and tokens >= threshold and not str(getattr(engine, "last_compaction_note", "")).strip():
+        problems.append(f"{label}: result is ~{tokens} tokens, over the {threshold} threshold, and "
+                        "last_compaction_note does not say why")
+    return problems
+
+
+def check_engine(factory: EngineFactory, messages: list[Message], context_length: int) -> list[str]:
+    """Every conformance problem of the engine built by ``factory`` on ``messages``."""
+    problems: list[str] = []
+    before = _snapshot(messages)
+
+    def run(label: str, given: list[Message], **kwargs: Any) -> tuple[ContextEngine, Any]:
+        engine = factory(context_length)
+        try:
+            out = engine.compress(given, **kwargs)
+        except Exception as exc:
+            problems.append(f"{label}: compress() raised {type(exc).__name__}: {exc}")
+            return engine, None
+        if _snapshot(messages) != before:
+            problems.append(f"{label}: compress() mutated its input")
+        return engine, out
+
+    probe = factory(context_length)
+    threshold = probe.threshold_tokens
+    estimate = estimate_messages_tokens(messages)
+
+    # Below the threshold: a no-op (a prefix that fits, and the whole list if it fits).
+    prefix, size = [], 0
+    for msg in messages:
+        size += estimate_messages_tokens([msg])
+        if size >= threshold // 2:
+            break
+        prefix.append(msg)
+    for label, given in (("below-threshold prefix", prefix), ("below-threshold", messages)):
+        if given and estimate_messages_tokens(given) < threshold:
+            _engine, out = run(label, given)
+            if out is not None and out != given:
+                problems.append(f"{label}: compress() changed a conversation under the threshold")
+
+    # Automatic compaction when over the threshold, forced compaction always.
+    phases: list[tuple[str, dict[str, Any]]] = [("forced", {"force": True})]
+    if estimate >= threshold:
+        phases.insert(0, ("automatic", {"current_tokens": estimate}))
+    for label, kwargs in phases:
+        engine, out = run(label, messages, **kwargs)
+        if out is None:
+            continue
+        found = check_output(engine, messages, messages, out, label=label)
+        problems += found
+        if label == "forced" and not found:
+            snapshot = _snapshot(out)
+            try:
+                again = engine.compress(out, force=True)
+            except Exception as exc:
+                problems.append(f"forced twice: compress() raised {type(exc).__name__}: {exc}")
+                continue
+            if _snapshot(out) != snapshot:
+                problems.append("forced twice: compress() mutated its input")
+            problems += check_output(engine, messages, out, again, label="forced twice")
+    return problems

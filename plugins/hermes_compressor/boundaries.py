@@ -1,0 +1,91 @@
+"""Steps 2-3: where the protected head ends and the token-budgeted tail begins.
+
+Boundaries never fall inside a tool-call group (an assistant message and the results
+that follow it, parallel calls included), and the last real user message is never
+summarized away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_compressor.constants import MIN_TAIL_MESSAGES, TAIL_SOFT_CEILING
+from hermes_compressor.summary_message import is_standalone_summary
+
+Message = dict[str, Any]
+
+
+@dataclass
+class Plan:
+    """The split of one compaction: ``head | (pinned) | span to summarize | tail``.
+
+    ``pinned`` is the index of the last real user message when it sits inside the span
+    and is kept verbatim in front of the summary; otherwise None.
+    """
+
+    head_end: int
+    cut: int
+    pinned: int | None = None
+
+
+def head_end(messages: list[Message], protect_first_n: int, first_compaction: bool) -> int:
+    """End of the protected head: the system message, plus ``protect_first_n`` messages
+    before the first compaction only (later they would fossilize), aligned past tool results."""
+    end = 1 if messages and messages[0].get("role") == "system" else 0
+    if first_compaction:
+        end += protect_first_n
+    end = min(end, len(messages))
+    while end < len(messages) and messages[end].get("role") == "tool":
+        end += 1
+    return end
+
+
+def tail_start(tokens: list[int], messages: list[Message], head: int, budget: int) -> int:
+    """Start of the tail: walk back from the end until the budget (x1.5) is spent, keep at
+    least three messages, and move back so the tail does not begin with a tool result."""
+    n = len(messages)
+    available = n - head - 1  # leave at least one message to summarize
+    if available <= 0:
+        return n
+    min_tail = min(MIN_TAIL_MESSAGES, available)
+    soft = int(budget * TAIL_SOFT_CEILING)
+    acc, cut = 0, n
+    for i in range(n - 1, head, -1):
+        if acc + tokens[i] > soft and n - cut >= min_tail:
+            break
+        acc += tokens[i]
+        cut = i
+    while cut > head and messages[cut].get("role") == "tool":
+        cut -= 1
+    return cut
+
+
+def last_real_user(messages: list[Message]) -> int | None:
+    """Index of the last user message that is not a standalone compaction summary."""
+    for i in range(len(messages) - 1, -1, -1):
+        msg = messages[i]
+        if msg.get("role") == "user" and not is_standalone_summary(msg):
+            return i
+    return None
+
+
+def plan(messages: list[Message], tokens: list[int], protect_first_n: int, first_compaction: bool,
+         budget: int) -> Plan:
+    """Choose head, tail and what to do with the last user message.
+
+    When the last real user message falls inside the span, the tail is extended back to
+    it if that keeps the tail within twice its soft ceiling; otherwise (long agentic runs
+    after a single request) the message is pinned verbatim before the summary and the
+    turns around it are summarized.
+    """
+    head = head_end(messages, protect_first_n, first_compaction)
+    cut = tail_start(tokens, messages, head, budget)
+    user = last_real_user(messages)
+    if user is None or user < head or user >= cut:
+        return Plan(head, cut)
+    tail_if_moved = sum(tokens[user:])
+    head_ends_with_user = head > 0 and messages[head - 1].get("role") == "user"
+    if tail_if_moved <= 2 * budget * TAIL_SOFT_CEILING or head_ends_with_user:
+        return Plan(head, user)
+    return Plan(head, cut, pinned=user)

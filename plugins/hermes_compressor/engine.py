@@ -1,0 +1,294 @@
+"""The built-in ``compressor`` engine: prune, protect head, budgeted tail, summarize, repair.
+
+Seed sections 2 and 4, plus the lessons users taught the reference system: the last real
+user message survives verbatim, tool-call groups are never split, a summarizer that fails
+for auth/quota/connection reasons aborts the compaction (nothing is dropped), other
+failures get a structured local summary, and automatic compaction stops after two passes
+that did not bring the real prompt under the threshold. Written only against the public
+API; the summary backend is ``ctx.summarizer``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from hermes_compressor.boundaries import Plan, last_real_user, plan
+from hermes_compressor.constants import (
+    FAILURE_COOLDOWN_SECONDS,
+    INEFFECTIVE_LIMIT,
+    MIN_SUMMARY_TOKENS,
+    MIN_TAIL_MESSAGES,
+    SUMMARY_CONTEXT_SHARE,
+    SUMMARY_TOKENS_CEILING,
+)
+from hermes_compressor.prepare import cap_text, summary_turns
+from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
+from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
+from hermes_core import ContextEngine
+from hermes_core.messages import sanitize_tool_pairs
+from hermes_core.redact import redact
+from hermes_core.summarize import SummaryError, SummaryRequest
+from hermes_core.summary_client import DeterministicSummarizer
+from hermes_core.tokens import estimate_message_tokens
+
+log = logging.getLogger("hermes_compressor")
+
+Message = dict[str, Any]
+ABORT_KINDS = ("auth", "quota", "connection")
+
+
+class CompressorEngine(ContextEngine):
+    """Summarizing compaction with a protected head and a token-budgeted tail."""
+
+    def __init__(self, ctx: Any = None) -> None:
+        if ctx is None:
+            from hermes_core import PluginContext
+
+            ctx = PluginContext.default()
+        cfg = ctx.config.context
+        self.threshold_percent = cfg.threshold_percent
+        self.protect_first_n = cfg.protect_first_n
+        self.summary_target_ratio = cfg.summary_target_ratio
+        self.tail_token_budget = 0
+        self.max_summary_tokens = 0
+        self._ineffective = 0
+        self._awaiting_verdict = False
+        self._cooldown_until = 0.0
+        self._cooldown_abort = False
+        self._cooldown_reason = ""
+        super().__init__(ctx)
+
+    @property
+    def name(self) -> str:
+        return "compressor"
+
+    # -- counters and triggers -------------------------------------------------------
+
+    def update_model(self, model: str, context_length: int) -> None:
+        super().update_model(model, context_length)
+        self.tail_token_budget = int(self.threshold_tokens * self.summary_target_ratio)
+        self.max_summary_tokens = min(int(self.context_length * SUMMARY_CONTEXT_SHARE), SUMMARY_TOKENS_CEILING)
+        self._ineffective = 0
+        self._awaiting_verdict = False
+
+    def update_from_response(self, usage: dict[str, Any]) -> None:
+        prompt = int(usage.get("prompt_tokens") or usage.get("input_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or usage.get("output_tokens") or 0)
+        self.last_prompt_tokens, self.last_completion_tokens = prompt, completion
+        self.last_total_tokens = int(usage.get("total_tokens") or prompt + completion)
+        if prompt <= 0:
+            return
+        if prompt < self.threshold_tokens:
+            self._ineffective = 0
+        elif self._awaiting_verdict:
+            self._ineffective += 1
+            self.last_compaction_note = (
+                f"compaction did not bring the prompt under the threshold ({prompt} >= {self.threshold_tokens} "
+                f"tokens; {self._ineffective} time(s) in a row)")
+            if self._ineffective >= INEFFECTIVE_LIMIT:
+                self.last_compaction_note += (
+                    "; automatic compaction is paused: the system prompt, tools or the kept turns "
+                    "exceed it. Use /compact <focus> or start a new session")
+        self._awaiting_verdict = False
+
+    def _blocked(self) -> str:
+        """Why automatic compaction is off right now, or ''."""
+        if self._ineffective >= INEFFECTIVE_LIMIT:
+            return (f"automatic compaction paused after {self._ineffective} ineffective passes "
+                    "(manual /compact still works)")
+        if self._cooldown_abort and time.monotonic() < self._cooldown_until:
+            left = int(self._cooldown_until - time.monotonic())
+            return f"automatic compaction paused for {left} s after the summarizer failed: {self._cooldown_reason}"
+        return ""
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        if not self.threshold_tokens or tokens < self.threshold_tokens:
+            return False
+        blocked = self._blocked()
+        if blocked:
+            self.last_compaction_note = blocked
+        return not blocked
+
+    def on_session_reset(self) -> None:
+        super().on_session_reset()
+        self._ineffective = 0
+        self._awaiting_verdict = False
+        self._cooldown_until, self._cooldown_abort, self._cooldown_reason = 0.0, False, ""
+        self.last_summary_source, self.last_compaction_note = "none", ""
+
+    def get_status(self) -> dict[str, Any]:
+        status = super().get_status()
+        status.update(
+            tail_token_budget=self.tail_token_budget,
+            max_summary_tokens=self.max_summary_tokens,
+            ineffective_compactions=self._ineffective,
+            blocked=self._blocked(),
+        )
+        return status
+
+    # -- compaction ------------------------------------------------------------------------
+
+    def compress(
+        self,
+        messages: list[Message],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+    ) -> list[Message]:
+        """A compacted copy of ``messages``; the same list object when nothing changes."""
+        try:
+            return self._compress(messages, current_tokens, focus_topic, force)
+        except Exception as exc:
+            log.warning("compaction failed, messages kept: %s: %s", type(exc).__name__, exc,
+                        exc_info=log.isEnabledFor(logging.DEBUG))
+            self.last_compaction_note = f"compaction failed ({type(exc).__name__}: {exc}); nothing was dropped"
+            return messages
+
+    def _compress(self, messages: list[Message], current_tokens: int | None, focus_topic: str | None,
+                  force: bool) -> list[Message]:
+        tokens = [estimate_message_tokens(m) for m in messages]
+        total = sum(tokens)
+        if not force:
+            if (current_tokens if current_tokens is not None else total) < self.threshold_tokens:
+                return messages
+            blocked = self._blocked()
+            if blocked:
+                self.last_compaction_note = blocked
+                return messages
+        else:
+            self._cooldown_until, self._cooldown_abort = 0.0, False
+        first = self.compression_count == 0 and not any(is_summary(m) for m in messages)
+        split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget)
+        span = [i for i in range(split.head_end, split.cut) if i != split.pinned]
+        if not span:
+            self.last_compaction_note = (
+                f"nothing to compact: all {len(messages)} messages are in the protected head or tail")
+            return messages
+        previous, turns = self._span_turns(messages, span)
+        request = self._request(turns, previous, focus_topic)
+        outcome = self._summarize(request)
+        if outcome is None:
+            return messages
+        body, source = outcome
+        result = self._assemble(messages, tokens, split, body)
+        after = sum(estimate_message_tokens(m) for m in result)
+        self.compression_count += 1
+        self.last_summary_source = source  # type: ignore[assignment]
+        self._awaiting_verdict = not force
+        self.last_prompt_tokens = 0
+        self.last_compaction_note = self._report(len(span), total, after, source, focus_topic, result)
+        return result
+
+    def _span_turns(self, messages: list[Message], span: list[int]) -> tuple[str | None, list[Message]]:
+        """The turns to summarize (old tool outputs pruned to one-line descriptions, step 1),
+        with earlier summaries taken out as the previous summary."""
+        previous: str | None = None
+        turns: list[Message] = []
+        tools = tool_index(messages)
+        for i in span:
+            msg = prune_message(messages[i], tools, shrink_args=False)
+            if is_summary(msg):
+                body, remainder = split_summary(msg)
+                if previous is not None:
+                    turns.append({"role": "system", "content": f"[earlier summary]\n{previous}"})
+                previous = body
+                if remainder is not None:
+                    turns.append(remainder)
+            else:
+                turns.append(msg)
+        return previous, turns
+
+    def _request(self, turns: list[Message], previous: str | None, focus_topic: str | None) -> SummaryRequest:
+        span_tokens = sum(estimate_message_tokens(m) for m in turns)
+        budget = max(MIN_SUMMARY_TOKENS, min(int(span_tokens * self.summary_target_ratio), self.max_summary_tokens))
+        try:
+            extra = self.ctx.pre_compress([dict(m) for m in turns]) or ""
+        except Exception as exc:
+            log.warning("pre_compress failed: %s: %s", type(exc).__name__, exc)
+            extra = ""
+        return SummaryRequest(
+            turns=summary_turns(turns),
+            budget_tokens=budget,
+            previous_summary=redact(cap_text(previous, 24_000, 12_000, 12_000)) if previous else None,
+            focus_topic=focus_topic or None,
+            extra_context=redact(cap_text(str(extra), 8_000, 6_000, 2_000)),
+        )
+
+    def _summarize(self, request: SummaryRequest) -> tuple[str, str] | None:
+        """``(summary body, source)``, or None when the compaction must abort."""
+        summarizer = self.ctx.summarizer or DeterministicSummarizer()
+        cooling = time.monotonic() < self._cooldown_until
+        if cooling and self._cooldown_abort:
+            self.last_compaction_note = self._blocked()
+            return None
+        error: str = self._cooldown_reason if cooling else ""
+        if not cooling:
+            try:
+                result = summarizer.summarize(request)
+                if result.text.strip():
+                    return result.text, result.source
+                error = f"{getattr(summarizer, 'name', 'summarizer')} returned an empty summary"
+            except SummaryError as exc:
+                error = f"{exc.kind}: {exc}"
+                self._cooldown_until = time.monotonic() + FAILURE_COOLDOWN_SECONDS
+                self._cooldown_abort = exc.kind in ABORT_KINDS
+                self._cooldown_reason = error
+                if self._cooldown_abort:
+                    self.last_summary_source = "none"
+                    self.last_compaction_note = (
+                        f"summary failed ({error}); compaction aborted and nothing was dropped. "
+                        f"Automatic compaction is paused for {int(FAILURE_COOLDOWN_SECONDS)} s; /compact retries now")
+                    return None
+            except Exception as exc:
+                error = f"other: {type(exc).__name__}: {exc}"
+        note = f"The summary service failed ({error}); this summary was built locally from the turns."
+        return DeterministicSummarizer(note=note).summarize(request).text, "fallback"
+
+    def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str) -> list[Message]:
+        """Head (+ pinned user message) + summary + tail, pruned, alternating, pairs repaired."""
+        n = len(messages)
+        tools = tool_index(messages)
+        prune_before = self._prune_boundary(tokens, split.cut)
+        head = [dict(m) for m in messages[: split.head_end]]
+        if head and head[0].get("role") == "system":
+            head[0] = with_system_note(head[0])
+        prefix = [head[0]] if head and head[0].get("role") == "system" else []
+        prefix += [prune_message(m, tools) for m in head[len(prefix):]]
+        if split.pinned is not None:
+            prefix.append(dict(messages[split.pinned]))
+        tail = [prune_message(messages[i], tools) if i < prune_before else dict(messages[i])
+                for i in range(split.cut, n)]
+        user = last_real_user(messages)
+        locked = user - split.cut if user is not None and user >= split.cut else None
+        kept = dedup_tool_outputs([*prefix, *tail])
+        prefix, tail = kept[: len(prefix)], kept[len(prefix):]
+        result = sanitize_tool_pairs(place_summary(prefix, summary_block(body), tail, locked))
+        if sum(estimate_message_tokens(m) for m in result) >= self.threshold_tokens:
+            keep_from = len(result) - MIN_TAIL_MESSAGES
+            result = [prune_message(m, tools) if 0 < i < keep_from else m for i, m in enumerate(result)]
+        return result
+
+    def _prune_boundary(self, tokens: list[int], cut: int) -> int:
+        """Index before which kept tool outputs are pruned: outside the raw tail budget."""
+        acc, i = 0, len(tokens)
+        while i > cut and acc + tokens[i - 1] <= self.tail_token_budget:
+            i -= 1
+            acc += tokens[i]
+        return max(cut, min(i, len(tokens) - MIN_TAIL_MESSAGES))
+
+    def _report(self, dropped: int, before: int, after: int, source: str, focus: str | None,
+                result: list[Message]) -> str:
+        note = f"summarized {dropped} messages ({source}); ~{before} -> ~{after} tokens"
+        if focus:
+            note += f", focus '{focus}'"
+        if after < self.threshold_tokens:
+            return note
+        user = last_real_user(result)
+        biggest = max(result, key=estimate_message_tokens)
+        why = f"the largest kept message ({biggest.get('role')}) is ~{estimate_message_tokens(biggest)} tokens"
+        if user is not None and result[user] is biggest:
+            why = f"the last user message alone is ~{estimate_message_tokens(biggest)} tokens and is kept verbatim"
+        return f"{note}; still over the {self.threshold_tokens}-token threshold: {why}"

@@ -1,0 +1,132 @@
+"""Step 1, the cheap part: shrink kept messages without any model call (seed 2.3).
+
+Old tool outputs become one-line descriptions, identical outputs are kept once (the
+newest), and oversized tool-call arguments are shrunk leaf by leaf so they stay valid
+JSON (cutting raw JSON text caused 400 loops in the reference system). Every function
+returns new dicts and leaves its input alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from hermes_compressor.constants import (
+    ARGS_LEAF_MAX_CHARS,
+    ARGS_SHRINK_MIN_CHARS,
+    DUPLICATE_TOOL_OUTPUT,
+    PRUNE_MIN_CHARS,
+    PRUNED_TOOL_PREFIX,
+)
+from hermes_core.messages import text_of
+
+Message = dict[str, Any]
+_ERROR_RE = re.compile(r"Traceback|Error|error:|ERROR|Exception|FAILED|failed|Fatal|fatal:|timed out")
+ToolIndex = dict[str, tuple[str, str]]  # call id -> (tool name, arguments text)
+
+
+def tool_index(messages: list[Message]) -> ToolIndex:
+    """Map every tool-call id to its tool name and arguments, in one pass."""
+    index: ToolIndex = {}
+    for msg in messages:
+        for call in msg.get("tool_calls") or ():
+            if not isinstance(call, dict):
+                continue
+            fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+            args = fn.get("arguments")
+            text = args if isinstance(args, str) else json.dumps(args, default=str)
+            index[str(call.get("id"))] = (str(fn.get("name") or "tool"), text)
+    return index
+
+
+def _is_marker(text: str) -> bool:
+    return text.startswith(PRUNED_TOOL_PREFIX) or text == DUPLICATE_TOOL_OUTPUT
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text[: limit * 2].split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe_tool_output(name: str, args: str, output: str) -> str:
+    """One line that says what an old tool call did and how it ended (first error line)."""
+    lines = output.count("\n") + 1
+    first = next((ln for ln in output[:2000].splitlines() if ln.strip()), "")
+    line = (f"{PRUNED_TOOL_PREFIX} {name}({_clip(args, 120)}) -> {len(output)} chars, {lines} lines; "
+            f"began: {_clip(first, 100)}")
+    hit = _ERROR_RE.search(output, 0, 4000) or _ERROR_RE.search(output, max(0, len(output) - 2000))
+    if hit:
+        start = output.rfind("\n", 0, hit.start()) + 1
+        end = output.find("\n", hit.end())
+        line += f"; error: {_clip(output[start: end if end != -1 else len(output)], 200)}"
+    return line
+
+
+def dedup_tool_outputs(messages: list[Message]) -> list[Message]:
+    """Replace older copies of an identical long tool output with a short marker."""
+    seen: set[str] = set()
+    out = list(messages)
+    for i in range(len(out) - 1, -1, -1):
+        msg = out[i]
+        content = msg.get("content")
+        if msg.get("role") != "tool" or not isinstance(content, str) or len(content) < PRUNE_MIN_CHARS:
+            continue
+        if content in seen:
+            out[i] = {**msg, "content": DUPLICATE_TOOL_OUTPUT}
+        else:
+            seen.add(content)
+    return out
+
+
+def prune_message(msg: Message, tools: ToolIndex, shrink_args: bool = True) -> Message:
+    """A pruned copy of an old message: long tool output described, big arguments shrunk."""
+    role = msg.get("role")
+    if role == "tool":
+        content = msg.get("content")
+        text = content if isinstance(content, str) else text_of(content)
+        if len(text) < PRUNE_MIN_CHARS or _is_marker(text):
+            return msg
+        name, args = tools.get(str(msg.get("tool_call_id")), ("tool", ""))
+        return {**msg, "content": describe_tool_output(name, args, text)}
+    if shrink_args and role == "assistant" and msg.get("tool_calls"):
+        calls = [shrink_call(c) for c in msg["tool_calls"]]
+        if any(a is not b for a, b in zip(calls, msg["tool_calls"], strict=True)):
+            return {**msg, "tool_calls": calls}
+    return msg
+
+
+def shrink_call(call: Any) -> Any:
+    """A copy of a tool call whose long JSON arguments have their long strings cut."""
+    if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
+        return call
+    args = call["function"].get("arguments")
+    if not isinstance(args, str) or len(args) <= ARGS_SHRINK_MIN_CHARS:
+        return call
+    shrunk = shrink_json_text(args)
+    if shrunk is args:
+        return call
+    return {**call, "function": {**call["function"], "arguments": shrunk}}
+
+
+def shrink_json_text(text: str, leaf_max: int = ARGS_LEAF_MAX_CHARS) -> str:
+    """``text`` with every JSON string leaf longer than ``leaf_max`` cut; non-JSON unchanged."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    changed = False
+
+    def cut(node: Any) -> Any:
+        nonlocal changed
+        if isinstance(node, str) and len(node) > leaf_max:
+            changed = True
+            return f"{node[:leaf_max]}...[truncated {len(node) - leaf_max} chars]"
+        if isinstance(node, dict):
+            return {k: cut(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [cut(v) for v in node]
+        return node
+
+    result = cut(data)
+    return json.dumps(result, ensure_ascii=False) if changed else text
