@@ -12,7 +12,7 @@ class LCMSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    #: SQLite file; empty means ``$HERMES_HOME/lcm.db``.
+    #: SQLite file; empty means ``$HERMES_HOME/lcm.db``; a relative path is under ``$HERMES_HOME``.
     db_path: str = ""
     #: Overrides ``context.threshold_percent`` when set.
     threshold_percent: float | None = Field(None, gt=0, le=1)
@@ -40,4 +40,4 @@ class LCMSettings(BaseModel):
     busy_timeout_ms: int = Field(5000, ge=0)
 
     def resolved_db_path(self, home: Path) -> Path:
-        return Path(self.db_path).expanduser() if self.db_path else home / "lcm.db"
+        return home / Path(self.db_path).expanduser() if self.db_path else home / "lcm.db"

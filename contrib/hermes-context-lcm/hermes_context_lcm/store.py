@@ -166,6 +166,7 @@ class Store(Protocol):
     def get_summaries(self, ids: Sequence[int]) -> list[SummaryRow]: ...
     def roots(self, session_id: str) -> list[SummaryRow]: ...
     def all_summaries(self, session_id: str | None) -> list[SummaryRow]: ...
+    def session_size(self, session_id: str) -> int: ...
     def stats(self, session_id: str | None) -> dict[str, Any]: ...
     def close(self) -> None: ...
 
@@ -411,12 +412,16 @@ class SQLiteStore:
 
     # -- status -----------------------------------------------------------------------
 
+    def session_size(self, session_id: str) -> int:
+        """How many messages the session has stored."""
+        row = self._read("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,))[0][0]
+        return 0 if row is None else int(row) + 1
+
     def stats(self, session_id: str | None) -> dict[str, Any]:
         total = self._read("SELECT max(id) FROM messages")[0][0] or 0
         out: dict[str, Any] = {"db_path": self.path, "messages_total": total}
         if session_id is not None:
-            row = self._read("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,))[0][0]
-            out["messages_session"] = 0 if row is None else row + 1
+            out["messages_session"] = self.session_size(session_id)
             depths = self._read(
                 "SELECT depth, count(*), sum(parent_id IS NULL) FROM summaries WHERE session_id = ? GROUP BY depth",
                 (session_id,),

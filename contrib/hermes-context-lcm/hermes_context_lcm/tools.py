@@ -32,7 +32,7 @@ class GrepArgs(_Args):
     pattern: str = Field(min_length=1, description="Words to find (full_text) or a Python regex (regex).")
     mode: Literal["full_text", "regex"] = "full_text"
     scope: Literal["session", "all"] | None = Field(
-        None, description="This session (default when one is active) or every stored session.")
+        None, description="This session (the default once it has stored messages) or every stored session.")
     target: Literal["messages", "summaries", "both"] = "both"
     role: Literal["user", "assistant", "tool", "system"] | None = None
     limit: int = Field(10, ge=1, le=50)
@@ -156,11 +156,11 @@ def _summary_hit(s: SummaryRow, text_snippet: str) -> dict[str, Any]:
 
 
 def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
-    scope = args.scope or ("session" if engine.session_id else "all")
+    store = engine.store
+    scope = args.scope or ("session" if engine.session_id and store.session_size(engine.session_id) else "all")
     session = engine.session_id if scope == "session" else None
     if scope == "session" and not session:
         raise ValueError("no session is active; use scope='all'")
-    store = engine.store
     results: list[dict[str, Any]] = []
     next_cursor: int | None = None
     if args.mode == "full_text":
