@@ -13,12 +13,20 @@ from hermes_memory_builtin.tool import TOOL_NAME, run_memory_tool, tool_schema
 if TYPE_CHECKING:
     from hermes_core.plugin_context import PluginContext
 
+MAX_CONSOLIDATION_FAILURES = 3
+STOP_RETRYING = (
+    "Memory consolidation failed {n} times this turn. Stop retrying memory calls: leave memory unchanged "
+    "for now and continue with your reply to the user."
+)
+
 
 class BuiltinMemoryProvider(MemoryProvider):
     """The agent's notes (``memory``) and the user profile (``user``) under ``$HERMES_HOME/memories``.
 
     ``initialize`` freezes the system-prompt snapshot for the session; the ``memory`` tool
-    writes to disk at once, and the next session's snapshot shows the change.
+    writes to disk at once, and the next session's snapshot shows the change. After
+    three failed consolidation attempts in one turn (over the limit, no match) the tool
+    tells the model to stop retrying, so a full store cannot trap it in a loop.
     """
 
     def __init__(self, ctx: PluginContext | None = None) -> None:
@@ -30,6 +38,7 @@ class BuiltinMemoryProvider(MemoryProvider):
             self.ctx.home / "memories", {"memory": mem.memory_char_limit, "user": mem.user_char_limit}
         )
         self._snapshot: str | None = None
+        self._failures = 0  # consolidation failures this turn
 
     @property
     def name(self) -> str:
@@ -51,7 +60,17 @@ class BuiltinMemoryProvider(MemoryProvider):
     def get_tool_schemas(self) -> list[dict[str, Any]]:
         return [tool_schema(self.targets)]
 
+    def on_turn_start(self, turn_number: int, message: str) -> None:
+        self._failures = 0
+
     def handle_tool_call(self, name: str, args: dict[str, Any]) -> str | None:
         if name != TOOL_NAME:
             return None
-        return json.dumps(run_memory_tool(self.store, args, self.targets), ensure_ascii=False)
+        result = run_memory_tool(self.store, args, self.targets)
+        if result["success"]:
+            self._failures = 0
+        elif "current_entries" in result:  # over the limit or no match: the model is consolidating
+            self._failures += 1
+            if self._failures > MAX_CONSOLIDATION_FAILURES:
+                result = {"success": False, "done": True, "error": STOP_RETRYING.format(n=self._failures)}
+        return json.dumps(result, ensure_ascii=False)

@@ -12,7 +12,7 @@ import logging
 
 from hermes_core.scanning import pattern_ids, scan_text
 from hermes_memory_builtin.operations import usage
-from hermes_memory_builtin.store import FILES, MemoryStore, MemoryStoreError, serialize
+from hermes_memory_builtin.store import FILES, MemoryStore, MemoryStoreError, joined_size, serialize
 
 log = logging.getLogger("hermes_memory_builtin")
 
@@ -35,7 +35,8 @@ def render_block(target: str, entries: list[str], limit: int) -> str:
         return ""
     # One scan of the whole store is ~40x cheaper than one per entry; only a hit needs those.
     shown = [safe_entry(target, e) for e in entries] if scan_text(serialize(entries)) else entries
-    return f"{RULE}\n{HEADERS[target]} [{usage(entries, limit)}]\n{RULE}\n{serialize(shown)}"
+    over = " ⚠ OVER BUDGET" if joined_size(entries) > limit else ""
+    return f"{RULE}\n{HEADERS[target]} [{usage(entries, limit)}]{over}\n{RULE}\n{serialize(shown)}"
 
 
 def build_snapshot(store: MemoryStore, targets: tuple[str, ...]) -> str:

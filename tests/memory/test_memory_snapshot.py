@@ -76,3 +76,23 @@ def test_disabled_user_profile_is_neither_shown_nor_writable(make_host: Any, her
     assert refused["success"] is False
     too_big = json.loads(host.handle_tool_call("memory", {"action": "add", "content": "y" * 51}))
     assert too_big["success"] is False and "the whole store holds 50" in too_big["error"]
+
+
+def test_over_budget_store_is_marked(make_host: Any, hermes_home: Path) -> None:
+    memories = hermes_home / "memories"
+    memories.mkdir()
+    (memories / "MEMORY.md").write_text("a" * 40 + "\n§\n" + "b" * 40 + "\n", encoding="utf-8")
+    host = make_host(**{"memory.memory_char_limit": 50})
+    host.memory.initialize_all("s")
+    assert "MEMORY (your personal notes) [100% — 83/50 chars] ⚠ OVER BUDGET\n" in host.memory.system_prompt_blocks()[0]
+
+
+def test_repeated_consolidation_failures_end_the_loop(make_host: Any) -> None:
+    host = make_host(**{"memory.memory_char_limit": 30})
+    host.memory.on_turn_start(1, "hi")
+    add(host, "x" * 25)
+    errors = [json.loads(host.handle_tool_call("memory", {"action": "add", "content": "y" * 20})) for _ in range(4)]
+    assert [e.get("done") for e in errors] == [None, None, None, True]
+    assert errors[3]["error"].startswith("Memory consolidation failed 4 times this turn. Stop retrying")
+    host.memory.on_turn_start(2, "next")
+    assert "current_entries" in json.loads(host.handle_tool_call("memory", {"action": "add", "content": "y" * 20}))
