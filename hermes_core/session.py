@@ -181,7 +181,7 @@ class Session:
             self._compress_due = False
             changed = self._compact("post-response") is not None
         for _ in range(MAX_PREFLIGHT_PASSES):
-            if not self.host.should_compress_preflight(self._assemble(fence=False)):
+            if not self.host.should_compress_preflight(self._preflight_view()):
                 break
             if self._compact("preflight") is None:
                 break
@@ -341,6 +341,16 @@ class Session:
         if index is not None:
             out[index] = {**out[index], "content": _join_content(out[index].get("content"), extra)}
         return out
+
+    def _preflight_view(self) -> list[Message]:
+        """The request as the engine's estimate should see it: tool schemas count as prompt text."""
+        messages = self._assemble(fence=False)
+        if not self.tools:
+            return messages
+        tools = json.dumps(self.tools)
+        if messages and messages[0].get("role") == "system":
+            return [{"role": "system", "content": f"{messages[0]['content']}\n\n{tools}"}, *messages[1:]]
+        return [{"role": "system", "content": tools}, *messages]
 
     def _estimate(self, messages: list[Message]) -> int:
         """Token estimate with a per-message cache: history messages are never edited in place."""

@@ -162,7 +162,8 @@ def test_compaction_rebuilds_the_prompt_and_keeps_the_history_valid(
         assert api_problems(request.messages) == []
         (c,) = session.add_response(tool_reply(call(f"c{n}", "recall_search")), {"prompt_tokens": 100})
         session.add_tool_result(c["id"], "z" * 800)
-        session.request()
+        request = session.request()
+        prompts.add(request.messages[0]["content"])
         session.add_response(f"done {n}", {"prompt_tokens": request.estimated_tokens})
     compactions = len(session.events.compactions)
     assert compactions >= 2
@@ -222,3 +223,19 @@ def test_open_builds_a_host_from_config(hermes_home: Any) -> None:
         assert session.host.config.model.context_length == 9000
         session.start_turn("hi")
     assert session.closed
+
+
+def test_preflight_counts_the_tool_schemas(make_host: Any, tail_engine: type) -> None:
+    """Without the tools' weight the estimate stays under the threshold and nothing compacts."""
+    host = make_host(engines={"tail": tail_engine}, **{"context.engine": "tail", "model.context_length": 4000})
+    session = Session(host)
+    tool_tokens = len(json.dumps(session.tools)) // 4
+    assert tool_tokens > 300  # the built-in memory tool's guidance
+    for n in range(30):
+        session.start_turn(f"{n} " + "w" * 200)
+        if session.events.compactions:
+            break
+        session.add_response("v" * 200)
+    assert session.events.compactions and session.events.compactions[0].trigger == "preflight"
+    # history alone was well under the 2,000-token threshold: only the tools' weight tipped it
+    assert session.events.compactions[0].report.tokens_before < 2000 - tool_tokens + 100
