@@ -64,7 +64,7 @@ class Request:
     messages: list[Message]
     tools: list[dict[str, Any]]
     estimated_tokens: int
-    system_prompt_changed: bool = False
+    compacted: bool = False  # a compaction ran for this request (the system prompt was rebuilt)
 
     def payload(self, model: str = "", **extra: Any) -> dict[str, Any]:
         """An OpenAI chat-completions body."""
@@ -189,7 +189,7 @@ class Session:
         messages = self._assemble(fence=True)
         tokens = self._estimate(messages) + self._tool_tokens
         self._last_request_tokens = tokens
-        return Request(messages, self.tools, tokens, system_prompt_changed=changed)
+        return Request(messages, self.tools, tokens, compacted=changed)
 
     def add_response(self, message: Message | str, usage: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Record the model's reply and usage; returns the tool calls to answer (maybe none).
