@@ -15,10 +15,12 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("tools", help="list or call the tools offered to the model")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--engine", metavar="NAME", help="context engine whose tools to include (default: config)")
     tools = p.add_subparsers(dest="tools_command", metavar="ACTION", required=True)
-    ls = tools.add_parser("list", help="every tool with the plugin that owns it")
+    ls = tools.add_parser("list", parents=[common], help="every tool with the plugin that owns it")
     ls.add_argument("--json", action="store_true", help="full schemas, machine-readable")
-    call = tools.add_parser("call", help="run one tool and print its JSON result")
+    call = tools.add_parser("call", parents=[common], help="run one tool and print its JSON result")
     call.add_argument("name", help="tool name, as in 'tools list'")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments (default: {})")
     call.add_argument("--session", metavar="ID", help="session id the engine and providers see")
