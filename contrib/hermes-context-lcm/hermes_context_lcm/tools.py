@@ -137,7 +137,8 @@ def fts_expression(pattern: str) -> tuple[str, list[str]]:
 def snippet(text: str, terms: list[str] | None = None, span: tuple[int, int] | None = None) -> str:
     if span is None:
         lowered = text.lower()
-        hits = [p for p in (lowered.find(t.lower()) for t in terms or ()) if p >= 0]
+        words = [*(terms or ()), *(w for t in terms or () for w in re.findall(r"\w+", t))]
+        hits = [p for p in (lowered.find(w.lower()) for w in words) if p >= 0]
         at = min(hits) if hits else 0
         span = (at, at)
     start = max(0, span[0] - SNIPPET_CHARS // 2)
