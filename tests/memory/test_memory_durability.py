@@ -158,3 +158,11 @@ def test_read_only_directory_gives_a_clear_error(tmp_path: Path, request: pytest
     assert result["success"] is False
     assert "read-only" in result["error"] or "permission denied" in result["error"].lower(), result
     assert store.entries("memory") == ["kept"]
+
+
+def test_unusable_memory_directory_gives_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "memories").write_text("not a directory")
+    store = MemoryStore(tmp_path / "memories", LIMITS)
+    result = run_memory_tool(store, {"action": "add", "content": "x"})
+    assert result["success"] is False and result["error"].startswith("Cannot create the memory directory")
+    assert run_memory_tool(store, {"action": "read"})["success"] is False

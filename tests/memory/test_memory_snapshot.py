@@ -96,3 +96,19 @@ def test_repeated_consolidation_failures_end_the_loop(make_host: Any) -> None:
     assert errors[3]["error"].startswith("Memory consolidation failed 4 times this turn. Stop retrying")
     host.memory.on_turn_start(2, "next")
     assert "current_entries" in json.loads(host.handle_tool_call("memory", {"action": "add", "content": "y" * 20}))
+
+
+def test_a_store_far_over_its_limit_is_capped_in_the_prompt(make_host: Any, hermes_home: Path) -> None:
+    memories = hermes_home / "memories"
+    memories.mkdir()
+    entries = [f"entry {i:05d} " + "x" * 90 for i in range(20_000)]
+    (memories / "MEMORY.md").write_text("\n§\n".join(entries), encoding="utf-8")
+    (memories / "USER.md").write_text("z" * 100_000, encoding="utf-8")
+    host = make_host()
+    host.memory.initialize_all("s")
+    memory_block, user_block = host.memory.system_prompt_blocks()[0].split("\n\n")
+    assert len(memory_block) < 2 * 4400 and len(user_block) < 2 * 2750
+    assert "entry 00000" in memory_block and "entry 19999" in memory_block
+    assert "entries omitted: this store is far over its limit" in memory_block
+    assert user_block.endswith("z" * 20 + " […]")
+    assert len(json.loads(host.handle_tool_call("memory", {"action": "read"}))["entries"]) == 20_000
