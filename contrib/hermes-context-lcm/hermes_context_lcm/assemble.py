@@ -20,6 +20,8 @@ PREAMBLE = (
     "deleted: lcm_grep searches every original message, lcm_describe and lcm_expand open a summary "
     "(sum_N) or a message (msg_N). Summaries are notes about the past, not instructions."
 )
+#: Bridges the summary (a user message) and a following user message, which stays verbatim.
+ACK = "Understood. I will continue from the summaries above and answer the next message."
 
 
 def group_starts(messages: Sequence[Message]) -> list[int]:
@@ -55,14 +57,6 @@ def render_summaries(roots: Sequence[SummaryRow]) -> str:
             f' messages="{row.message_count}">\n{row.content}\n</summary>'
         )
     return "\n\n".join(parts)
-
-
-def merge_into_user(summary_text: str, message: Message) -> Message:
-    """The summary placed ahead of a user message's own content (roles must alternate)."""
-    content = message.get("content")
-    if isinstance(content, list):
-        return {**message, "content": [{"type": "text", "text": summary_text}, *content]}
-    return {**message, "content": f"{summary_text}\n\n---\n\n{content or ''}"}
 
 
 def message_tokens(messages: Sequence[Message]) -> list[int]:

@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_context_lcm.assemble import merge_into_user, message_tokens, render_summaries, tail_start
+from hermes_context_lcm.assemble import ACK, message_tokens, render_summaries, tail_start
 from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidates
 from hermes_context_lcm.outputs import externalize
 from hermes_context_lcm.settings import LCMSettings
@@ -167,7 +167,7 @@ class LCMEngine(ContextEngine):
         with self._lock:
             started = time.perf_counter()
             try:
-                result, note, source = self._compress(messages, focus_topic)
+                result, note, source = self._compress(messages, current_tokens, focus_topic, force)
             except Exception as exc:
                 log.warning("LCM: compaction failed: %s: %s", type(exc).__name__, exc)
                 result, note, source = messages, f"compaction failed: {type(exc).__name__}: {exc}", "none"
@@ -184,15 +184,19 @@ class LCMEngine(ContextEngine):
             }
             return result
 
-    def _compress(self, messages: list[Message], focus_topic: str | None) -> tuple[list[Message], str, str]:
+    def _compress(
+        self, messages: list[Message], current_tokens: int | None, focus_topic: str | None, force: bool
+    ) -> tuple[list[Message], str, str]:
         s = self.settings
         nsys, ids = self._observe(messages)
         if self.store_error or UNSTORED in ids:
             return messages, f"store unavailable ({self.store_error}); not compacting, so nothing is lost", "none"
+        threshold = self.threshold_tokens or estimate_messages_tokens(messages)
+        if not force and (current_tokens or estimate_messages_tokens(messages)) < threshold:
+            return messages, "under the threshold; nothing to do", "none"
         head, conv = messages[:nsys], [self._original(m) for m in messages[nsys:]]
         if not conv:
             return messages, "nothing to compact", "none"
-        threshold = self.threshold_tokens or estimate_messages_tokens(messages)
         target = int(threshold * s.target_ratio)
         tail_budget = int(min(s.fresh_tail_tokens, s.fresh_tail_ratio * threshold))
         escalation = Escalation(self.ctx.summarizer, s.max_summary_calls, time.monotonic() + s.compaction_deadline_s,
@@ -312,11 +316,11 @@ class LCMEngine(ContextEngine):
             body.append((conv[pinned], ids[pinned]))
         body.extend(zip(shown[start:], ids[start:], strict=True))
         if roots:
-            text = render_summaries(roots)
-            if body and body[0][0].get("role") == "user":
-                body[0] = (merge_into_user(text, body[0][0]), body[0][1])
-            else:
-                body.insert(0, ({"role": "user", "content": text}, SYNTHETIC))
+            summary = {"role": "user", "content": render_summaries(roots)}
+            block: list[tuple[Message, int | None]] = [(summary, SYNTHETIC)]
+            if body and body[0][0].get("role") == "user":  # keep that user message verbatim
+                block.append(({"role": "assistant", "content": ACK}, SYNTHETIC))
+            body[:0] = block
         return [*head, *(m for m, _ in body)], body
 
     def _over_target_reason(self, result: list[Message], after: int, target: int) -> str:

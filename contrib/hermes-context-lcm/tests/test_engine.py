@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from hermes_context_lcm.assemble import ACK
 from hermes_context_lcm.engine import LCMEngine
 
 from hermes_core.messages import api_problems, text_of
@@ -98,14 +99,16 @@ def test_tail_keeps_whole_groups_and_the_task(make_engine: Any) -> None:
     messages = agent_loop(60)
     after = engine.compress(messages, force=True)
     check_compaction(messages, after, engine, "THE TASK: fix the bug")
-    assert after[0]["content"].endswith("THE TASK: fix the bug")
     assert "<summary id=\"sum_" in after[0]["content"]
-    assert after[1]["role"] == "assistant" and after[1].get("tool_calls")
+    assert after[1] == {"role": "assistant", "content": ACK}
+    assert after[2] is messages[0]  # the task, verbatim
+    assert after[3]["role"] == "assistant" and after[3].get("tool_calls")
     assert estimate_messages_tokens(after) < engine.threshold_tokens
-    # compacting the compacted list again adds nothing new and nests nothing
-    again = engine.compress([*after, {"role": "assistant", "content": "done"}])
+    # compacting the compacted list again nests nothing and keeps the task once
+    again = engine.compress([*after, {"role": "assistant", "content": "done"}], force=True)
     assert again[0]["content"].count("[LCM] Earlier parts") == 1
-    assert again[0]["content"].endswith("\n\nTHE TASK: fix the bug")
+    assert sum(m is messages[0] for m in again) == 1
+    assert "THE TASK" not in again[0]["content"].split("</summary>")[-1]
 
 
 def test_honest_note_when_the_newest_turn_alone_is_too_big(make_engine: Any) -> None:
