@@ -60,6 +60,24 @@ def validate(op: Operation, limit: int) -> Operation:
     return Operation(op.action, content, old_text)
 
 
+def validate_all(ops: list[Operation], limit: int) -> list[Operation]:
+    """:func:`validate` each operation; in a batch, a refusal names the operation."""
+    if len(ops) == 1:
+        return [validate(ops[0], limit)]
+    checked = []
+    for n, op in enumerate(ops, 1):
+        try:
+            checked.append(validate(op, limit))
+        except Refused as exc:
+            raise _in_batch(n, op, exc) from None
+    return checked
+
+
+def _in_batch(n: int, op: Operation, exc: Refused) -> Refused:
+    return Refused(f"Operation {n} ({op.action}): {exc} No operations were applied (batch is all-or-nothing).",
+                   **exc.details)
+
+
 def _preview(entry: str) -> str:
     return entry if len(entry) <= 80 else entry[:80] + "…"
 
@@ -112,8 +130,7 @@ def apply_all(entries: list[str], ops: list[Operation], limit: int, label: str) 
         except Refused as exc:
             if not batch:
                 raise
-            raise Refused(f"Operation {n} ({op.action}): {exc} No operations were applied (batch is all-or-nothing).",
-                          **exc.details) from None
+            raise _in_batch(n, op, exc) from None
     before, after = joined_size(entries), joined_size(work)
     if after > limit and after > before:
         raise Refused(_over_limit(ops, before, after, limit, label), usage=usage(entries, limit),

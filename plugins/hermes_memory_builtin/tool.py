@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from hermes_memory_builtin.operations import Operation, Refused, apply_all, usage, validate
+from hermes_memory_builtin.operations import Operation, Refused, apply_all, usage, validate_all
 from hermes_memory_builtin.store import MemoryStore, MemoryStoreError
 
 TOOL_NAME = "memory"
@@ -124,7 +124,7 @@ def run_memory_tool(store: MemoryStore, raw_args: Any, targets: tuple[str, ...] 
                 "entry_count": len(entries)}
     try:
         ops = _operations(args)
-        ops = [validate(op, limit) for op in ops] if len(ops) == 1 else _validate_batch(ops, limit)
+        ops = validate_all(ops, limit)
         entries, message = store.mutate(target, lambda current: _applied(current, ops, limit, target))
     except MemoryStoreError as exc:
         return error(str(exc), target=target, **exc.details)
@@ -159,13 +159,3 @@ def _operations(args: MemoryToolArgs) -> list[Operation]:
         raise Refused("content is required for 'replace' action (the new text of the entry).")
     return [Operation(args.action, args.content or "", args.old_text or "")]
 
-
-def _validate_batch(ops: list[Operation], limit: int) -> list[Operation]:
-    checked = []
-    for n, op in enumerate(ops, 1):
-        try:
-            checked.append(validate(op, limit))
-        except Refused as exc:
-            raise Refused(f"Operation {n} ({op.action}): {exc} No operations were applied "
-                          "(batch is all-or-nothing).", **exc.details) from None
-    return checked
