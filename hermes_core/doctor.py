@@ -249,7 +249,12 @@ def check_prompt(host: PluginHost, cwd: Path) -> tuple[list[Finding], list[Promp
     ctx = PromptContext(home=host.home, cwd=cwd, platform=host.config.prompt.platform,
                         model=host.config.model.name, config=host.config,
                         memory_blocks=tuple(host.memory.system_prompt_blocks()))
-    sections = host.prompt_sections(ctx)
+    try:
+        from hermes_core.prompt import build_system_prompt
+    except ImportError:  # the prompt builder has not landed: the plugins' sections are the prompt
+        sections = host.prompt_sections(ctx)
+    else:
+        sections = list(build_system_prompt(host, ctx).sections)
     findings: list[Finding] = []
     for section in sections:
         for item in section.findings:
