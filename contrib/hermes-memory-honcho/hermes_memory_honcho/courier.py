@@ -14,6 +14,7 @@ log = logging.getLogger("hermes_memory_honcho")
 
 IDLE_POLL = 5.0  # seconds; picks up entries other processes appended
 MAX_BATCH_MESSAGES = 100  # the server's limit per add_messages call
+SETTLE_FACTOR = 2.0  # after a timeout, wait this many timeouts before checking what landed
 
 
 class Courier:
@@ -28,6 +29,9 @@ class Courier:
         self._wake = threading.Event()
         self._idle = threading.Event()
         self._stopping = False
+        self._force = False
+        self._passes = threading.Condition()
+        self._pass_count = 0
         self._single_until = 0  # after a rejected batch, resend one entry at a time
         self._thread = threading.Thread(target=self._run, name="honcho-courier", daemon=True)
         self.delivered = 0
@@ -44,11 +48,19 @@ class Courier:
         self._wake.set()
 
     def flush(self, timeout: float) -> bool:
-        """Ask for an immediate pass and wait until the outbox is empty (or ``timeout``)."""
+        """One immediate attempt (backoff or not); wait for it, at most ``timeout``.
+
+        Returns True when the outbox was emptied; False when the attempt failed (Honcho
+        is down: no point waiting longer) or time ran out.
+        """
         if not self._thread.is_alive():
             return False
-        self.wake()
-        return self._idle.wait(timeout)
+        with self._passes:
+            seen = self._pass_count
+            self._force = True
+            self.wake()
+            self._passes.wait_for(lambda: self._idle.is_set() or self._pass_count > seen, timeout)
+        return self._idle.is_set()
 
     def stop(self, timeout: float) -> None:
         """Last delivery attempt, bounded by ``timeout``; undelivered entries stay queued."""
@@ -65,11 +77,15 @@ class Courier:
             if delay:
                 self._wake.wait(delay)
             self._wake.clear()
-            if not self._stopping:
+            if not (self._stopping or self._force):
                 delay = self.health.backoff_remaining()
                 if delay > 0:  # a wake-up inside the backoff window does not hammer Honcho
                     continue
+            self._force = False
             delay = self._pass()
+            with self._passes:
+                self._pass_count += 1
+                self._passes.notify_all()
             if self._stopping:
                 return
 
@@ -92,7 +108,12 @@ class Courier:
                     return IDLE_POLL
                 failure = self._deliver(batch)
                 if failure is not None:
-                    return self.health.failed(failure)
+                    delay = self.health.failed(failure)
+                    if failure.kind == "timeout":
+                        # the server may still be working on the request we gave up on; give it
+                        # time to finish before we look for it, or the check misses it
+                        delay = self.health.defer(SETTLE_FACTOR * self.link.settings.timeout)
+                    return delay
 
     def _next_batch(self) -> list[Entry]:
         """The head of the queue, plus following turns of the same session (one request)."""

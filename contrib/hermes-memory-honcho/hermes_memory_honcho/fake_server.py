@@ -377,11 +377,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, payload: Any) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client gave up (timeout) or the server is stopping
+            self.close_connection = True
 
     def do_GET(self) -> None:
         self._serve("GET")

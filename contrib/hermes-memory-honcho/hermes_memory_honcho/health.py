@@ -73,6 +73,12 @@ class Health:
         with self._lock:
             self.state = "closed"
 
+    def defer(self, seconds: float) -> float:
+        """Push the next attempt at least ``seconds`` out; returns the wait."""
+        with self._lock:
+            self._next_attempt = max(self._next_attempt, time.monotonic() + seconds)
+            return self._next_attempt - time.monotonic()
+
     def backoff_remaining(self) -> float:
         return max(0.0, self._next_attempt - time.monotonic())
 
