@@ -10,6 +10,7 @@ API-valid, and the system prompt changed only right after a compaction.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
     from hermes_core.host import PluginHost
 
 Message = dict[str, Any]
+
+#: Tools that hand a task to a subagent; their results are reported as delegations.
+DELEGATION_TOOLS = frozenset({"Task", "delegate_task"})
 
 
 @dataclass
@@ -49,6 +53,7 @@ class TurnRecord:
     memory_writes: list[dict[str, Any]] = field(default_factory=list)
     system_prompt_changed: bool = False
     invalid_requests: list[str] = field(default_factory=list)
+    delegations: list[str] = field(default_factory=list)  # subagent tasks reported to providers
     notes: list[str] = field(default_factory=list)
 
 
@@ -121,8 +126,8 @@ def split_turns(messages: list[Message]) -> tuple[str, list[TranscriptTurn], lis
 class Replayer:
     """Plays a transcript turn by turn; :meth:`finish` closes the session and sums up.
 
-    Callers that want a progress bar or Ctrl-C handling iterate :attr:`turns` and call
-    :meth:`play` themselves; :func:`replay` does the plain loop.
+    Callers that want a progress bar or Ctrl-C handling iterate :meth:`steps` (one step per
+    request) themselves; :func:`replay` does the plain loop.
     """
 
     def __init__(self, transcript: Transcript, host: PluginHost, *, session_id: str | None = None) -> None:
@@ -141,6 +146,7 @@ class Replayer:
         self._result: ReplayResult | None = None
         self._host_tools = {tool["function"]["name"] for tool in self.session.tools}
         self._ran: set[str] = set()  # calls answered by the host instead of the transcript
+        self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for routing and delegation
 
     @property
     def total_requests(self) -> int:
@@ -176,6 +182,7 @@ class Replayer:
             self._check(request, record)
             usage = {"prompt_tokens": request.estimated_tokens, "completion_tokens": estimate_message_tokens(reply)}
             for call in session.add_response(reply, usage):
+                self._calls[call["id"]] = call
                 if call["function"]["name"] in self._host_tools:  # hermes-core's own tools run for real
                     session.run_tool(call)
                     self._ran.add(call["id"])
@@ -235,24 +242,21 @@ class Replayer:
     def _answer(self, tool_msg: Message, record: TurnRecord) -> None:
         cid = str(tool_msg.get("tool_call_id"))
         if cid in self.session.open_tool_calls():
-            self.session.add_tool_result(cid, text_of(tool_msg.get("content")))
+            content = text_of(tool_msg.get("content"))
+            self.session.add_tool_result(cid, content)
+            task = _delegated_task(self._calls[cid])
+            if task:
+                self.session.on_delegation(task, content)
+                record.delegations.append(_preview(task))
         elif cid not in self._ran:
             record.notes.append(f"tool result {cid!r} without an open call skipped")
 
     def _answer_rest(self, record: TurnRecord) -> None:
         """Calls the transcript never answered go to the host's tool router."""
         open_ids = set(self.session.open_tool_calls())
-        if not open_ids:
-            return
-        last = self.session.messages[-1]
-        for msg in reversed(self.session.messages):
-            if msg.get("role") == "assistant":
-                last = msg
-                break
-        for call in last.get("tool_calls") or ():
-            if call.get("id") in open_ids:
-                self.session.run_tool(call)
-                record.notes.append(f"tool call {call.get('id')!r} had no recorded result; routed to the host")
+        for cid in open_ids:
+            self.session.run_tool(self._calls[cid])
+            record.notes.append(f"tool call {cid!r} had no recorded result; routed to the host")
 
 
 def replay(path: Path | str | Transcript, host: PluginHost, *, session_id: str | None = None) -> ReplayResult:
@@ -275,6 +279,20 @@ def _compaction_row(compaction: Compaction, *, before_request: int) -> dict[str,
         "messages_before": report.messages_before, "messages_after": report.messages_after,
         "summary_source": report.summary_source, "duration_s": round(report.duration_s, 4),
     }
+
+
+def _delegated_task(call: dict[str, Any]) -> str:
+    """The task text when ``call`` hands work to a subagent (Claude Code's ``Task``, ``delegate_task``)."""
+    fn = call.get("function") or {}
+    if fn.get("name") not in DELEGATION_TOOLS:
+        return ""
+    try:
+        args = json.loads(fn.get("arguments") or "{}")
+    except ValueError:
+        return ""
+    if not isinstance(args, dict):
+        return ""
+    return str(args.get("prompt") or args.get("description") or args.get("goal") or args.get("task") or "")
 
 
 def _preview(text: str, limit: int = 60) -> str:

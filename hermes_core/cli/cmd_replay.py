@@ -74,6 +74,8 @@ def print_timeline(result: ReplayResult) -> None:
         for t in result.turns for c in t.compactions
     ]
     events += [f"turn {t.turn}: memory {w['action']} ({w['target']})" for t in result.turns for w in t.memory_writes]
+    events += [f"turn {t.turn}: delegation reported to providers: {task}"
+               for t in result.turns for task in t.delegations]
     events += [f"turn {t.turn}: {note}" for t in result.turns for note in t.invalid_requests + t.notes]
     events += [f"note: {note}" for note in result.notes] + [f"warning: {w}" for w in result.warnings]
     if events:

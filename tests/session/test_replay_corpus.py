@@ -82,3 +82,9 @@ def test_replay_compacting_engine_with_external_provider(
         assert result.compactions > 0
         assert any(entry[0] == "on_pre_compress" for entry in recorder.log)
     assert recorder.log[-1] == ("shutdown",)
+    # Claude Code's subagent calls (Task) are reported to the providers as delegations.
+    messages = load_transcript(path).messages
+    tasks = [c for m in messages for c in m.get("tool_calls") or () if c["function"]["name"] == "Task"]
+    delegations = [e for e in recorder.log if e[0] == "on_delegation"]
+    assert len(delegations) == len(tasks)
+    assert sum(len(t.delegations) for t in result.turns) == len(tasks)
