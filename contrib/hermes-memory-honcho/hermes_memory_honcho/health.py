@@ -54,7 +54,7 @@ class Health:
                 self.state = "degraded"
             self.reason = failure.describe()
             slow = 4 if failure.kind == "auth" else 1  # wrong credentials rarely fix themselves
-            delay = min(self._retry_max, self._retry_initial * slow * 2 ** min(self.failures - 1, 16))
+            delay: float = min(self._retry_max, self._retry_initial * slow * 2.0 ** min(self.failures - 1, 16))
             self._next_attempt = time.monotonic() + delay
             return delay
 

@@ -163,7 +163,7 @@ class HonchoMemoryProvider(MemoryProvider):
 
     def _messages(self, key: str, parts: list[tuple[str, str]], kind: str = "turn") -> list[dict[str, Any]]:
         now = datetime.now(UTC).isoformat()
-        out = []
+        out: list[dict[str, Any]] = []
         for peer, text in parts:
             for chunk in split_message(text, self.settings.message_max_chars):
                 if chunk.strip():
