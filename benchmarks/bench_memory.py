@@ -13,7 +13,9 @@ rename, fsync of the directory; all through the ``memory`` tool's dispatcher):
   ``BuiltinMemoryProvider.initialize()`` (read both files, scan every entry, render) is
   timed 300 times; median and p95.
 
-Usage: python benchmarks/bench_memory.py [--writes 400] [--runs 5] [--json]
+``--dir`` puts the stores elsewhere (e.g. /dev/shm, to see the cost without disk flushes).
+
+Usage: python benchmarks/bench_memory.py [--writes 400] [--runs 5] [--dir PATH] [--json]
 """
 
 from __future__ import annotations
@@ -43,11 +45,11 @@ def worker(directory: str, prefix: str, count: int, go_file: str) -> None:
             raise SystemExit(f"write {prefix}-{j} failed")
 
 
-def one_process(writes: int) -> float:
+def one_process(writes: int, base: str | None) -> float:
     from hermes_memory_builtin.store import MemoryStore
     from hermes_memory_builtin.tool import run_memory_tool
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=base) as tmp:
         store = MemoryStore(Path(tmp), LIMITS)
         started = time.perf_counter()
         for j in range(writes):
@@ -55,11 +57,11 @@ def one_process(writes: int) -> float:
         return writes / (time.perf_counter() - started)
 
 
-def many_processes(writes: int, procs: int = 8) -> float:
+def many_processes(writes: int, base: str | None, procs: int = 8) -> float:
     from hermes_memory_builtin.store import MemoryStore
 
     per = writes // procs
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=base) as tmp:
         go = Path(tmp) / "go"
         children = [
             subprocess.Popen([sys.executable, __file__, "--worker", tmp, f"p{i}", str(per), str(go)],
@@ -112,11 +114,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writes", type=int, default=400, help="writes per run (split across 8 processes)")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--dir", help="where to create the stores (default: the system temp dir)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    solo = [one_process(args.writes) for _ in range(args.runs)]
-    multi = [many_processes(args.writes) for _ in range(args.runs)]
+    solo = [one_process(args.writes, args.dir) for _ in range(args.runs)]
+    multi = [many_processes(args.writes, args.dir) for _ in range(args.runs)]
     snap_median, snap_p95 = snapshot_load()
     results = {
         "writes_per_s_1_process": round(statistics.median(solo), 1),

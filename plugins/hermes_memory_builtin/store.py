@@ -178,7 +178,7 @@ class MemoryStore:
                             f"{lock_path}). Nothing was saved; retry shortly."
                         ) from None
                     time.sleep(delay)
-                    delay = min(delay * 2, 0.01)
+                    delay = min(delay * 2, 0.001)
             yield
         finally:
             os.close(fd)  # closing the descriptor releases the lock
