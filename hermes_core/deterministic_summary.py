@@ -44,14 +44,17 @@ _PATH_RE = re.compile(
 )
 _BACKTICK_RE = re.compile(r"`([^`\n]{2,80})`")
 _SHA_RE = re.compile(r"\b[0-9a-f]{7,40}\b")
-_ERROR_RE = re.compile(r"error|exception|traceback|failed|failure|fatal|timed out|timeout|denied|not found",
-                       re.IGNORECASE)
+#: A line that reports a failure (case-sensitive on purpose: "0 errors" and "error_handler.py" are not).
+ERROR_LINE_RE = re.compile(
+    r"Traceback|[A-Z]\w*(?:Error|Exception)\b|\bFAILED\b|\bFAIL:|\b[Ee]rror:|\bERROR\b|\b[Ff]atal:|\bfailed\b"
+    r"|\btimed out\b|No such file|command not found|Permission denied|exit code [1-9]")
 _CONSTRAINT_RE = re.compile(r"\b(must|never|always|don't|do not|dont|should|prefer|make sure|only|avoid|without)\b",
                             re.IGNORECASE)
 _DECISION_RE = re.compile(
-    r"\b(decided|decide|instead|chose|choose|going to|i'll|i will|let's|approach|plan is|switch(?:ed)? to)\b",
+    r"\b(decided|decide to|instead of|instead,|chose|choose to|rather than|approach is|plan is|switch(?:ed)? to"
+    r"|because|so that|the fix is|root cause)\b",
     re.IGNORECASE)
-_NEXT_RE = re.compile(r"^\s*(?:[-*]\s*\[ \]|todo\b|next\b|next step|remaining|then\b|\d+\.\s)", re.IGNORECASE)
+_NEXT_RE = re.compile(r"^\s*(?:[-*]\s*\[ \]|todo\b|next step|next,|remaining|still need|left to do)", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]?")
 
 Message = dict[str, Any]
@@ -143,7 +146,7 @@ class _Digest:
     def _scan_prose(self, text: str, into: list[str], cue: re.Pattern[str]) -> None:
         for m in _SENTENCE_RE.finditer(text):
             sentence = m.group(0).strip()
-            if 12 <= len(sentence) and cue.search(sentence):
+            if 12 <= len(sentence) and not sentence.endswith(":") and cue.search(sentence):
                 into.append(_clip(sentence, 200))
 
     def _call(self, call: dict[str, Any], calls: dict[str, tuple[str, str]]) -> None:
@@ -168,17 +171,19 @@ class _Digest:
 
     def _result(self, call_id: str, text: str, calls: dict[str, tuple[str, str]]) -> None:
         name, target = calls.get(call_id, ("tool", ""))
-        head = text[:2000]
-        error_line = next((ln.strip() for ln in head.splitlines() if _ERROR_RE.search(ln)), "")
-        outcome = f"error: {_clip(error_line, 160)}" if error_line else f"ok ({len(text)} chars)"
+        _, marker, described = text.partition("; error: ")  # an engine's one-line description
+        head = described if marker else text[:2000]
+        error_line = next((ln.strip() for ln in head.splitlines() if ERROR_LINE_RE.search(ln)), "")
         if error_line:
             self.errors.append(f"{name} {_clip(target, 80)}: {_clip(error_line, 200)}".strip())
-        self.actions.append(f"{name} {target} — {outcome}".strip())
+        self.actions.append(f"{name} {target} — {'failed' if error_line else 'ok'}".strip())
 
     def _paths(self, text: str, kind: str) -> None:
         for m in _PATH_RE.finditer(text[:20_000]):
             path = m.group(0).rstrip("/.,:")
-            if len(path) > 2 and not path.startswith("//") and "://" not in text[max(0, m.start() - 3): m.start() + 1]:
+            if path.startswith(("/dev/", "/proc/", "/tmp/", "//")) or (path.count("/") < 2 and "." not in path):
+                continue
+            if "://" not in text[max(0, m.start() - 3): m.start() + 1]:
                 self.files.setdefault(path, set()).add(kind)
 
 

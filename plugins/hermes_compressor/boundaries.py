@@ -43,21 +43,26 @@ def head_end(messages: list[Message], protect_first_n: int, first_compaction: bo
 
 def tail_start(tokens: list[int], messages: list[Message], head: int, budget: int) -> int:
     """Start of the tail: walk back from the end until the budget (x1.5) is spent, keep at
-    least three messages, and move back so the tail does not begin with a tool result."""
+    least three messages, and move back so the tail does not begin with a tool result.
+    If everything after the head fits, walk again with the plain budget so a compaction
+    still frees something."""
     n = len(messages)
     available = n - head - 1  # leave at least one message to summarize
     if available <= 0:
         return n
     min_tail = min(MIN_TAIL_MESSAGES, available)
-    soft = int(budget * TAIL_SOFT_CEILING)
-    acc, cut = 0, n
-    for i in range(n - 1, head, -1):
-        if acc + tokens[i] > soft and n - cut >= min_tail:
+    cut = n
+    for ceiling in (int(budget * TAIL_SOFT_CEILING), budget):  # raw budget if all fit (#40803)
+        acc, cut = 0, n
+        for i in range(n - 1, head, -1):
+            if acc + tokens[i] > ceiling and n - cut >= min_tail:
+                break
+            acc += tokens[i]
+            cut = i
+        while cut > head and messages[cut].get("role") == "tool":
+            cut -= 1
+        if cut > head:
             break
-        acc += tokens[i]
-        cut = i
-    while cut > head and messages[cut].get("role") == "tool":
-        cut -= 1
     return cut
 
 

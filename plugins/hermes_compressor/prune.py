@@ -9,7 +9,6 @@ returns new dicts and leaves its input alone.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from hermes_compressor.constants import (
@@ -19,24 +18,21 @@ from hermes_compressor.constants import (
     PRUNE_MIN_CHARS,
     PRUNED_TOOL_PREFIX,
 )
+from hermes_core.deterministic_summary import ERROR_LINE_RE
 from hermes_core.messages import text_of
 
 Message = dict[str, Any]
-_ERROR_RE = re.compile(r"Traceback|Error|error:|ERROR|Exception|FAILED|failed|Fatal|fatal:|timed out")
-ToolIndex = dict[str, tuple[str, str]]  # call id -> (tool name, arguments text)
+ToolIndex = dict[str, str]  # call id -> tool name
 
 
 def tool_index(messages: list[Message]) -> ToolIndex:
-    """Map every tool-call id to its tool name and arguments, in one pass."""
+    """Map every tool-call id to its tool name, in one pass."""
     index: ToolIndex = {}
     for msg in messages:
         for call in msg.get("tool_calls") or ():
-            if not isinstance(call, dict):
-                continue
-            fn = call.get("function") if isinstance(call.get("function"), dict) else {}
-            args = fn.get("arguments")
-            text = args if isinstance(args, str) else json.dumps(args, default=str)
-            index[str(call.get("id"))] = (str(fn.get("name") or "tool"), text)
+            if isinstance(call, dict):
+                fn = call.get("function")
+                index[str(call.get("id"))] = str(fn.get("name") or "tool") if isinstance(fn, dict) else "tool"
     return index
 
 
@@ -49,13 +45,15 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def describe_tool_output(name: str, args: str, output: str) -> str:
-    """One line that says what an old tool call did and how it ended (first error line)."""
+def describe_tool_output(name: str, output: str) -> str:
+    """One line that says what an old tool call returned and how it ended (first error line).
+
+    The call's arguments stay on the assistant message just before it, so they are not repeated.
+    """
     lines = output.count("\n") + 1
     first = next((ln for ln in output[:2000].splitlines() if ln.strip()), "")
-    line = (f"{PRUNED_TOOL_PREFIX} {name}({_clip(args, 120)}) -> {len(output)} chars, {lines} lines; "
-            f"began: {_clip(first, 100)}")
-    hit = _ERROR_RE.search(output, 0, 4000) or _ERROR_RE.search(output, max(0, len(output) - 2000))
+    line = f"{PRUNED_TOOL_PREFIX} {name} -> {len(output)} chars, {lines} lines; began: {_clip(first, 100)}"
+    hit = ERROR_LINE_RE.search(output, 0, 4000) or ERROR_LINE_RE.search(output, max(0, len(output) - 2000))
     if hit:
         start = output.rfind("\n", 0, hit.start()) + 1
         end = output.find("\n", hit.end())
@@ -87,8 +85,8 @@ def prune_message(msg: Message, tools: ToolIndex, shrink_args: bool = True) -> M
         text = content if isinstance(content, str) else text_of(content)
         if len(text) < PRUNE_MIN_CHARS or _is_marker(text):
             return msg
-        name, args = tools.get(str(msg.get("tool_call_id")), ("tool", ""))
-        return {**msg, "content": describe_tool_output(name, args, text)}
+        name = tools.get(str(msg.get("tool_call_id")), "tool")
+        return {**msg, "content": describe_tool_output(name, text)}
     if shrink_args and role == "assistant" and msg.get("tool_calls"):
         calls = [shrink_call(c) for c in msg["tool_calls"]]
         if any(a is not b for a, b in zip(calls, msg["tool_calls"], strict=True)):
