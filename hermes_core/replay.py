@@ -144,7 +144,6 @@ class Replayer:
         self._compactions_seen = 0
         self._started = time.perf_counter()
         self._result: ReplayResult | None = None
-        self._host_tools = {tool["function"]["name"] for tool in self.session.tools}
         self._ran: set[str] = set()  # calls answered by the host instead of the transcript
         self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for routing and delegation
 
@@ -183,7 +182,7 @@ class Replayer:
             usage = {"prompt_tokens": request.estimated_tokens, "completion_tokens": estimate_message_tokens(reply)}
             for call in session.add_response(reply, usage):
                 self._calls[call["id"]] = call
-                if call["function"]["name"] in self._host_tools:  # hermes-core's own tools run for real
+                if session.is_host_tool(call["function"]["name"]):  # hermes-core's own tools run for real
                     session.run_tool(call)
                     self._ran.add(call["id"])
             request = None

@@ -10,8 +10,10 @@ A :class:`Session` owns one conversation. The agent drives it::
             if not calls:
                 break
             for call in calls:
-                session.run_tool(call)       # memory / engine / provider tools; or
-                # session.add_tool_result(call["id"], my_tools(call))  # the agent's own
+                if session.is_host_tool(call["function"]["name"]):
+                    session.run_tool(call)       # memory, engine and provider tools
+                else:
+                    session.add_tool_result(call["id"], my_tools(call))  # the agent's own
             request = session.request()
 
 The persisted history (:attr:`Session.messages`) never holds recalled memory or nudges:
@@ -229,6 +231,10 @@ class Session:
         result = self.call_tool(str(fn.get("name") or ""), fn.get("arguments"))
         self.add_tool_result(str(call.get("id")), result)
         return result
+
+    def is_host_tool(self, name: str) -> bool:
+        """Whether hermes-core runs this tool (memory, engine, provider) rather than the agent."""
+        return any(tool["function"]["name"] == name for tool in self.tools)
 
     def call_tool(self, name: str, arguments: str | dict[str, Any] | None) -> str:
         """Run a host tool outside the history (``hermes-core tools call``); a JSON string."""

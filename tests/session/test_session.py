@@ -239,3 +239,8 @@ def test_preflight_counts_the_tool_schemas(make_host: Any, tail_engine: type) ->
     assert session.events.compactions and session.events.compactions[0].trigger == "preflight"
     # history alone was well under the 2,000-token threshold: only the tools' weight tipped it
     assert session.events.compactions[0].report.tokens_before < 2000 - tool_tokens + 100
+
+
+def test_is_host_tool(session: Session) -> None:
+    assert session.is_host_tool("memory") and session.is_host_tool("recall_search")
+    assert not session.is_host_tool("bash")
