@@ -69,8 +69,8 @@ class HonchoMemoryProvider(MemoryProvider):
         self.recall = RecallCache(self._fetch_recall)
         self.outbox: Outbox | None = None
         self.courier: Courier | None = None
-        self.turn = 0
         self.closed = False
+        self._waited = False
         self._lock = threading.RLock()
 
     @property
@@ -120,9 +120,6 @@ class HonchoMemoryProvider(MemoryProvider):
     def _connect(self) -> None:
         s = self.settings
         self.link.connect(self.honcho_session, s.user_peer, s.assistant_peer)
-
-    def on_turn_start(self, turn_number: int, message: str) -> None:
-        self.turn = turn_number
 
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
         if self.courier is not None:
@@ -222,7 +219,9 @@ class HonchoMemoryProvider(MemoryProvider):
             return ""
         if self.recall.latest is None and self.honcho_session:
             self.recall.request(query)
-            self.recall.wait(s.first_turn_wait)
+            if not self._waited and self.health.state in ("starting", "ok"):
+                self._waited = True  # only the first turn waits, and never on a known outage
+                self.recall.wait(s.first_turn_wait)
         return render(self.recall.latest, s.context_chars, s.dialectic_max_chars)
 
     def queue_prefetch(self, query: str) -> None:

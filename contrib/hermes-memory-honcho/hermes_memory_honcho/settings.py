@@ -31,7 +31,7 @@ class HonchoSettings(BaseModel):
     session_strategy: SessionStrategy = "per-directory"
     recall_mode: RecallMode = "hybrid"
     timeout: float = Field(5.0, gt=0, description="seconds per HTTP request")
-    first_turn_wait: float = Field(1.0, ge=0, description="how long the first prefetch may wait for recall")
+    first_turn_wait: float = Field(0.5, ge=0, description="how long the first prefetch may wait for recall")
     context_chars: int = Field(4000, ge=200, description="budget of the recalled-context block")
     dialectic: bool = Field(False, description="also ask Honcho's dialectic for an answer each turn")
     dialectic_max_chars: int = Field(600, ge=50)

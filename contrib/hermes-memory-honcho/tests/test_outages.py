@@ -119,6 +119,18 @@ def test_a_crash_between_send_and_delete_does_not_duplicate(
     assert stored(server, "crash") == expected(range(2))
 
 
+def test_starting_during_an_outage_prefetch_waits_at_most_once(make_provider: Any, server: FakeHonchoServer) -> None:
+    server.stop()
+    provider = make_provider(first_turn_wait=0.3)
+    provider.initialize("cold")
+    times = []
+    for i in range(5):
+        started = time.perf_counter()
+        assert provider.prefetch(f"q{i}") == ""
+        times.append(time.perf_counter() - started)
+    assert max(times) <= 0.5 and sum(times[1:]) < 0.1, times
+
+
 def test_a_hanging_server_never_blocks_a_turn(
     make_provider: Any, server: FakeHonchoServer, stored: Any, eventually: Any
 ) -> None:
