@@ -2,12 +2,34 @@
 
 One shared module (seed 3.4): the memory store refuses content with findings, the
 prompt builder replaces a context file's content with a BLOCKED notice. Findings are
-structured so tools can show them.
+structured (pattern id, 1-based line, excerpt) so tools can show them.
+
+Two passes, because attackers use two tricks:
+
+* **Invisible characters** are checked on the raw text: Unicode tag characters
+  (U+E0000–U+E007F, the "ASCII smuggling" block), bidi embeddings/overrides/isolates
+  (Trojan Source), runs of variation selectors (data smuggling) and zero-width or
+  other format characters. Benign files do contain a lone emoji variation selector or
+  a word joiner before a code span, so zero-width characters count only in runs or
+  when they split a word (identifier spoofing, keyword evasion).
+* **Text patterns** run on a folded copy: invisible characters removed, NFKC applied
+  (full-width and mathematical letters become ASCII), common Cyrillic/Greek homoglyphs
+  mapped to Latin and typographic quotes straightened, so ``ｉｇｎｏｒｅ`` and
+  ``іgnоrе`` match like ``ignore``. Folding never adds or removes newlines, so line
+  numbers in the folded copy are the raw text's line numbers.
+
+The patterns are tuned against ../shared/corpus/context-files: zero hits on the benign
+set (which talks about prompts, secrets and ``.env`` files legitimately), and the
+detection rate on the malicious payloads is recorded in BENCHMARKS.md. Filler between
+attack words is bounded (``{0,n}``) so no pattern can backtrack catastrophically.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+import unicodedata
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -24,41 +46,294 @@ class Finding:
         return asdict(self)
 
 
-THREAT_PATTERNS: tuple[tuple[str, str], ...] = (
-    (r"ignore\s+(previous|all|above|prior)\s+instructions", "prompt_injection"),
-    (r"do\s+not\s+tell\s+the\s+user", "deception_hide"),
-    (r"system\s+prompt\s+override", "sys_prompt_override"),
-    (r"disregard\s+(your|all|any)\s+(instructions|rules|guidelines)", "disregard_rules"),
-    (
-        r"act\s+as\s+(if|though)\s+you\s+(have\s+no|don't\s+have)\s+(restrictions|limits|rules)",
-        "bypass_restrictions",
-    ),
-    (r"<!--[^>]*(?:ignore|override|system|secret|hidden)[^>]*-->", "html_comment_injection"),
-    (r"<\s*div\s+style\s*=\s*[\"'][\s\S]*?display\s*:\s*none", "hidden_div"),
-    (r"translate\s+.*\s+into\s+.*\s+and\s+(execute|run|eval)", "translate_execute"),
-    (r"curl\s+[^\n]*\$\{?\w*(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)", "exfil_curl"),
-    (r"cat\s+[^\n]*(\.env|credentials|\.netrc|\.pgpass)", "read_secrets"),
+# -- text patterns -------------------------------------------------------------------
+#
+# Each rule is (pattern id, cues, regex). Regexes run on the folded, lower-cased text
+# (lower-casing once is much faster than re.IGNORECASE), and only when one of the cue
+# substrings occurs in it: most files contain none of a rule's cues, so most rules cost
+# one substring search.
+
+_W = r"(?:[\w'-]+\s+)"  # one filler word
+_PRIOR = (
+    r"(?:previous|prior|above|earlier|preceding|former|initial|original|all|any|other|every|your|my|the|these|those)"
+)
+_RULES = (
+    r"(?:instructions?|directions?|rules|guidelines|prompts?|prompting|commands|text|context|info|information|"
+    r"messages?|requests?|evidence|data|input|constraints|restrictions|policies|programming|filters)"
+)
+_OVERRIDE = "ignore|disregard|forget|overlook|discard"
+_LEAK = "reveal|show|print|output|display|repeat|tell|give|provide|list|encode|share|dump|leak|spell|return|respond"
+_SECRETS = r"(?:\$\{?\w*(?:key|token|secret|password|passwd|credentials?|api)\w*|process\.env|os\.environ)"
+_SECRET_FILES = r"(?:\.env\b|credentials\b|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_rsa|id_ed25519|\.aws/|\.ssh/)"
+_EXFIL_VERBS = "send|forward|email|e-mail|post|upload|transmit|leak"
+_YOUR_OUTPUT = r"your\s+(?:code\s+)?(?:response|codebase|implementation|solution|reply|answer|algorithm|elucidation)\b"
+_MODAL = r"\b(?:must|always|required?|requires|important|should)\b"
+
+THREAT_RULES: tuple[tuple[str, str, str], ...] = (
+    # -- instruction override (the seed's ids first) --------------------------------
+    ("prompt_injection", _OVERRIDE, r"ignore\s+(previous|all|above|prior)\s+instructions"),
+    ("prompt_injection", _OVERRIDE, rf"\b(?:{_OVERRIDE})\s+(?:{_PRIOR}\s+){{1,4}}{_W}{{0,2}}?{_RULES}\b"),
+    ("prompt_injection", _OVERRIDE,
+     rf"\b(?:{_OVERRIDE})\s+(?:(?:the|all|this)\s+)?(?:text\s+|everything\s+)?(?:above|before|previous)\b"),
+    ("prompt_injection", "ignore",
+     r"\bignore\s+(?:everything|all\s+other|the\s+rest\s+of|the\s+(?:user|image|qr\s+code|system\s+prompting)\b"
+     r"|(?:filters|safety|guardrails)\b|instructions\s*[,.]|(?:them|it|this|that)\s+and\s+instead\b)"),
+    ("prompt_injection", "ignore|forget",
+     r"\b(?:ignore|forget)\s+(?:all\s+)?your\s+\w+\s+and\s+(?:run|do|execute|reply|respond|say|print)\b"),
+    ("prompt_injection", "from now on",
+     r"\b(?:respond|reply|answer|speak|talk)\b[^\n.]{0,40}\bfrom\s+now\s+on\b"),
+    ("deception_hide", "tell", r"do\s+not\s+tell\s+the\s+user"),
+    ("deception_hide", "user",
+     r"\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this|it)\s+to)\s+(?:\w+\s+){0,2}?user"),
+    ("deception_hide", "user",
+     r"\b(?:do\s+not|don't|dont)\s+(?:give\s+any\s+output|respond|reply)\s+to\s+the\s+user\b"),
+    ("deception_hide", "secret",
+     r"\bsecret(?:ly)?\s+(?:\w+\s+){0,3}?(?:agenda|pursue|obtain|collect|send|forward)"),
+    ("deception_hide", "repeat", r"\bremember\s+but\s+(?:do\s+not|don't|dont)\s+repeat\b"),
+    ("sys_prompt_override", "override", r"system\s+prompt\s+override"),
+    ("disregard_rules", "disregard", r"disregard\s+(your|all|any)\s+(instructions|rules|guidelines)"),
+    ("bypass_restrictions", "act as",
+     r"act\s+as\s+(if|though)\s+you\s+(have\s+no|don't\s+have)\s+(restrictions|limits|rules)"),
+    ("bypass_restrictions", "without",
+     r"\b(?:answer|respond|reply)\w*\s+(?:\w+\s+){0,3}?without\s+(?:any\s+)?"
+     r"(?:restrictions|limits|limitations|filters|censorship)"),
+    ("bypass_restrictions", " by ",
+     r"\b(?:not|no\s+longer)\s+(?:be\s+)?(?:restricted|bound)\s+by\s+(?:the|any|its|your)\s+(?:rules|guidelines|policies)"),
+    ("bypass_restrictions", "confines", r"\bbroken\s+free\s+of\s+the\s+(?:typical\s+)?confines\b"),
+    ("new_instructions", "instruction",
+     r"\b(?:new|updated|real)\s+instructions?\s*(?:to\s+(?:the\s+)?(?:chat\s+)?assistant|:|\*{2,}|#{2,})"
+     r"|(?:\*{3}|#{2}|-{4})\s*(?:important\s+)?(?:begin\s+)?new\s+instructions"
+     r"|\bbegin\s+new\s+instructions\b|\bend\s+(?:of\s+)?(?:out\s+of\s+date\s+|old\s+|previous\s+)instructions\b"),
+    ("new_instructions", "reprogramming", r"\bbegin\s+reprogramming\b"),
+    ("new_instructions", "end of", r"<\s*end\s+of\s+(?:session|conversation|prompt)\s*>"),
+    ("new_instructions", "override", r"\boverride\s+(?:manual\s+|the\s+)?(?:scoring|evaluation|safety|guidelines)\b"),
+    # -- role hijack ----------------------------------------------------------------
+    ("role_hijack", "you are now",
+     r"\byou\s+are\s+now\s+(?:a|an|in|the|my|no\s+longer|dan|free|unrestricted)\b"),
+    ("role_hijack", "from now on", r"\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must)\b"),
+    ("role_hijack", " mode", r"\b(?:developer|dan|god|jailbreak|jailbroken|unrestricted)\s+mode\b"),
+    ("role_hijack", "maintenance mode",
+     r"\bmaintenance\s+mode\b[^\n]{0,40}\b(?:system|prompt|configuration)"),
+    ("role_hijack", "do anything now", r"\bdo\s+anything\s+now\b"),
+    ("role_hijack", "the role of",
+     r"\b(?:immerse\s+yourself\s+into|play)\s+the\s+role\s+of\s+(?:another|an?\s+evil)"),
+    ("role_pretend", "pretend",
+     r"\b(?:i\s+want\s+you\s+to|you\s+(?:are\s+going\s+to|will|must)|please)\s+pretend\b"
+     r"|\bpretend\s+(?:you\s+are|you're|that\s+you\s+are)\b|\bpretend\w*\s+not\s+to\s+know\b"),
+    ("role_hijack", "offline",
+     r"\b(?:assistant|model)\s+is\s+(?:now\s+)?(?:in\s+error\s+and\s+)?offline\b"),
+    ("role_hijack", "unrestricted", r"\bunrestricted\s+(?:ai|bot|model|assistant)\b"),
+    ("role_hijack", "developer|creator|admin",
+     r"\bi\s*(?:am|'m)\s+(?:your|the\s+lead)\s+(?:developer|creator|administrator|admin)\b"),
+    ("fake_update", "update", r"\bimportant\s+update\s*!"),
+    ("fake_update", "upgrade", r"\b(?:you\s+have\s+been\s+given|received)\s+a\s+system\s+upgrade\b"),
+    ("fake_update", "has been", r"\bhas\s+been\s+(?:augmented|reprogrammed|upgraded)\s+with\b"),
+    # -- fake conversation turns and control tokens ------------------------------------
+    ("fake_role_token", "im_start", r"<\|?im_start\|?>\s*(?:system|assistant|user)"),
+    ("fake_role_token", "sys|inst|<|",
+     r"<<\s*/?sys\s*>>|\[/?inst\]|<\|(?:system|start_header_id|eot_id)\|>"),
+    ("fake_role_token", '"role"', r"\{\s*\"role\"\s*:\s*\"system\"\s*,\s*\"content\"\s*:\s*\"inject"),
+    ("fake_role_token", "system", r"^\s*<\s*system\s*>\s*$|\[\s*system\s*\]\s*\(\s*#"),
+    ("fake_turn", ":",
+     r"^\s*(?:system|assistant|human|user)\s*:\s*(?:[\w,'-]+\s+){0,6}?"
+     r"(?:ignore|repeat|focus\s+only|provide\s+it|thanks\s+for\s+the\s+summary)"),
+    ("fake_system_note", "[",
+     r"\[\s*(?:system|workflow)[ _](?:note|annotation|admin|message|override|update)\b"),
+    ("fake_system_note", "override", r"\b(?:administrator|admin|priority|system)\s+override\b"),
+    ("fake_system_note", "system note", r"\bimportant\s+system\s+note\b"),
+    # -- prompt leak ----------------------------------------------------------------
+    ("leak_system_prompt", _LEAK,
+     rf"\b(?:{_LEAK})(?:\s+check|\s+with)?\s+(?:me\s+)?(?:back\s+)?(?:[\w'-]+\s+){{0,4}}?"
+     r"(?:system\s+(?:prompt|message|configuration)|initials?\s+(?:prompt|instructions)"
+     r"|(?:previous|above|original|underlying|full)\s+(?:instructions|prompt(?:ing)?|directions)"
+     r"|instructions\s+you\s+(?:were|have\s+been)\s+given|every\s+instructions|(?:your|the)\s+prompt\b"
+     r"|your\s+instructions\b)"),
+    ("leak_system_prompt", "repeat|output|print",
+     r"\b(?:repeat|output|print)\s+(?:back\s+)?(?:the\s+|this\s+)?(?:entire\s+|whole\s+)?"
+     r"(?:(?:text|conversation|prompt)\s+(?:above|before|back\s+to\s+me|in\s+full)|(?:text\s+)?(?:above|before)\b)"),
+    ("leak_system_prompt", "instructions",
+     r"\bwhat\s+(?:were\s+)?(?:your|those|the)\s+(?:initial\s+|original\s+)?instructions\s+(?:are|were)\b"
+     r"|\bwhat\s+were\s+those\s+instructions\b"),
+    ("leak_system_prompt", "secrets", r"\btell\s+me\s+your\s+secrets\b"),
+    ("leak_system_prompt", "system prompt", r"\bshar\w*\s+(?:\w+\s+){0,2}?system\s+prompt\s+summar"),
+    # -- exfiltration and secrets -------------------------------------------------------
+    ("exfil_curl", "curl", r"curl\s+[^\n]{0,300}\$\{?\w*(key|token|secret|password|credential|api)"),
+    ("exfil_wget", "wget|fetch|requests.|.post|netcat|nc ",
+     rf"\b(?:wget|fetch|requests\.(?:post|get|put)|http\.post|axios\.post|nc|netcat)\b[^\n]{{0,300}}{_SECRETS}"),
+    ("read_secrets", "cat ", r"cat\s+[^\n]{0,300}(\.env|credentials|\.netrc|\.pgpass)"),
+    ("read_secrets", "~/|$home/",
+     rf"\b(?:cat|less|head|tail|type|read|open|send|upload|include|output|print|copy|exfiltrate)\s+"
+     rf"(?:the\s+contents\s+of\s+)?[^\n|;&]{{0,40}}?(?:~|\$home)/(?:\.hermes/)?{_SECRET_FILES}"),
+    ("ssh_backdoor", "authorized_keys",
+     r"\bauthorized_keys\b[^\n]{0,60}\b(?:append|write|\"a\")|open\(\s*auth_file\s*,\s*\"a\""),
+    ("secrets_exfil", "environment variables",
+     r"\b(?:return|print|dump|list|reveal|send|output)\s+(?:me\s+)?(?:all\s+)?(?:the\s+|your\s+)?environment\s+variables\b"),
+    ("secrets_exfil", "your",
+     r"\b(?:respond|reply)\s+with\s+your\s+(?:current\s+)?(?:api\s+(?:key|configuration)|credentials|password)"
+     ),
+    ("secrets_exfil", "send it", r"\bsend\s+it\s+to\s+me\b"),
+    ("secrets_exfil", "credit card", rf"\b(?:{_LEAK})\s+(?:me\s+)?(?:the\s+)?credit\s+card\s+(?:details|numbers?)\b"),
+    ("send_to_url", "exfiltrat", r"\bexfiltrat\w*\s+(?:\w+\s+){0,3}?to\s+https?://"),
+    ("send_to_url", "http|@",
+     rf"\b(?:{_EXFIL_VERBS})\s+(?:me\s+)?(?:[\w'-]+\s+){{0,6}}?"
+     r"(?:conversation\s+history|chat\s+history|emails?|inbox|credentials|passwords?|api\s+keys?|secrets|tokens|"
+     r"environment\s+variables|user(?:'s)?\s+(?:data|name|real\s+name))\b[^\n]{0,40}?(?:to\s+)?"
+     r"(?:https?://|[\w.+-]+@[\w-]+\.\w+)"),
+    ("context_exfil", "history",
+     r"\b(?:include|output|print|share|send|forward|email|leak|reveal)\s+(?:me\s+)?(?:[\w'-]+\s+){0,5}?"
+     r"(?:conversation|chat)\s+history\b"),
+    ("self_replicate", "contacts", r"\bsend\s+(?:[\w'-]+\s+){0,5}?to\s+all\s+(?:of\s+)?your\s+contacts\b"),
+    ("markdown_image_exfil", "![", r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&]\w+=\s*(?:\{|\[|\$|<)"),
+    ("c2_task_pull", "fetch",
+     r"\bfetch\s+(?:the\s+)?(?:new\s+|latest\s+|updated\s+)?instructions\s+from\b"
+     ),
+    # -- hidden markup ---------------------------------------------------------------
+    ("html_comment_injection", "[//]:", rf"^\s*\[//\]:\s*#\s*\([^)\n]*{_MODAL}"),
+    ("hidden_div", "display", r"<\s*div\s+style\s*=\s*[\"'][^>]{0,500}?display\s*:\s*none"),
+    ("hidden_div", "style",
+     r"<\s*(?:span|p|font)\s+style\s*=\s*[\"'][^\"'>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)"),
+    # -- code injection -----------------------------------------------------------------
+    ("translate_execute", "translate", r"translate\s+(?:\S+\s+){0,8}?into\s+(?:\S+\s+){0,8}?and\s+(execute|run|eval)"),
+    ("translate_execute", "decode", r"\bdecode\s+(?:this\s+|it\s+)?(?:and|then)\s+(?:execute|run|eval)\b"),
+    ("code_execution", "popen|__", r"\bos\.popen\s*\(|__subclasses__\s*\(\s*\)|__globals__\s*\["),
+    ("reverse_shell", "/bin/|/dev/tcp|dup2",
+     r"\bnc\s+-e\s+/bin/|/bin/(?:ba)?sh[\"',\s]+-i\b|bash\s+-i\s+>&\s*/dev/tcp/|os\.dup2\(\s*\w+\.fileno\(\)"),
+    ("remote_code", "subprocess|pickle",
+     r"subprocess\.\w+\(\s*\"curl\s[^\"\n]*\|\s*(?:ba)?sh|\bpickle\.loads?\(\s*\w+\.content\b"
+     ),
+    ("web_payload", "onerror|or 1", r"onerror\s*=\s*prompt\s*\(|'\s*or\s+1\s*=\s*1\b"),
+    ("inject_output", "your",
+     rf"\b(?:code|snippet|excerpt)\b[^\n]{{0,40}}?\b(?:in|into|within|to)\s+{_YOUR_OUTPUT}"
+     rf"|\badd\s+\"[^\"\n]{{8,}}\"\s+to\s+{_YOUR_OUTPUT}"),
+    # -- persistence ------------------------------------------------------------------
+    ("memory_poisoning", "memory",
+     r"\b(?:use|using)\s+your\s+(?:\w+\s+){0,2}?memory\s+(?:\w+\s+){0,3}?to\s+store\s+this\b"
+     r"|\bcommit\s+to\s+memory\b|\bmemory\s+write\s+\w"),
+    ("memory_poisoning", "store this", r"\bstore\s+this\s+instruction\b"),
 )
 
-INVISIBLE_CHARS = frozenset("\u200b\u200c\u200d\u2060\ufeff\u202a\u202b\u202c\u202d\u202e")
+THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((rx, pid) for pid, _cues, rx in THREAT_RULES)
+"""(regex, pattern id) pairs, for tools that list what the scanner looks for."""
 
-_COMPILED = tuple((re.compile(p, re.IGNORECASE), pid) for p, pid in THREAT_PATTERNS)
+_COMMENT_KEYWORDS_RX = re.compile("ignore|override|system|secret|hidden")
+_MODAL_RX = re.compile(_MODAL)
+_OBFUSCATION_RX = re.compile(r"[\U0001d400-\U0001d7ff]{3,}|(?:&#x?[0-9a-f]{2,6};){3,}", re.IGNORECASE)
+
+# -- invisible characters ------------------------------------------------------------------
+
+_TAGS = "\U000e0000-\U000e007f"
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_VARIATION = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_ZERO_WIDTH = "\u200b-\u200f\u2060-\u2064\ufeff\u180e\u034f\u061c\u115f\u1160\u3164\uffa0\u00ad"
+
+INVISIBLE_CHARS = frozenset(
+    chr(c)
+    for lo, hi in (
+        (0xE0000, 0xE007F), (0x202A, 0x202E), (0x2066, 0x2069), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),
+        (0x200B, 0x200F), (0x2060, 0x2064),
+    )
+    for c in range(lo, hi + 1)
+) | frozenset("\ufeff\u180e\u034f\u061c\u115f\u1160\u3164\uffa0\u00ad")
+"""Every invisible or direction-control code point the scanner knows."""
+
+_INVISIBLE_RX = re.compile(f"[{_TAGS}{_BIDI}{_VARIATION}{_ZERO_WIDTH}]")
+_TAG_RX = re.compile(f"[{_TAGS}]")
+_BIDI_RX = re.compile(f"[{_BIDI}]")
+_CJK = "\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # bases of legitimate ideographic variation sequences
+_WORD_SPLITTERS = _ZERO_WIDTH.replace("\u00ad", "").replace("\u061c", "")  # soft hyphens belong inside words
+# Variation selectors: a run of them, or a supplement selector that does not follow an ideograph.
+_VARIATION_RUN_RX = re.compile(f"[{_VARIATION}]{{2,}}|(?<![{_CJK}])[\U000e0100-\U000e01ef]")
+# Zero-width characters: a run of them (hidden bits), or one that splits a word.
+_ZW_RUN_RX = re.compile(f"[{_ZERO_WIDTH}]{{2,}}|(?<=\\w)[{_WORD_SPLITTERS}](?=\\w)")
+
+_INVISIBLE_CHECKS = (
+    (_TAG_RX, "unicode_tags"),
+    (_BIDI_RX, "bidi_control"),
+    (_VARIATION_RUN_RX, "variation_selectors"),
+    (_ZW_RUN_RX, "invisible_unicode"),
+)
+
+# Cyrillic and Greek letters that render like Latin ones (NFKC leaves them alone).
+_HOMOGLYPHS = str.maketrans(
+    "аеорсухіјѕԁһӏԛԝвкмнтАВЕКМНОРСТУХІЈЅԜαορτυνικεΑΒΕΗΙΚΜΝΟΡΤΥΧΖ‘’‚‛“”„‟ʼ",
+    "aeopcyxijsdhlqwbkmhtABEKMHOPCTYXIJSWaoptuvikeABEHIKMNOPTYXZ''''\"\"\"\"'",
+)
+
+_COMPILED = tuple(
+    (tuple(cues.split("|")), re.compile(rx, re.MULTILINE), pid) for pid, cues, rx in THREAT_RULES
+)
 
 
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
+def fold(text: str) -> str:
+    """The text patterns see: no invisible characters, NFKC, homoglyphs mapped to Latin."""
+    stripped = _INVISIBLE_RX.sub("", text)
+    return unicodedata.normalize("NFKC", stripped).translate(_HOMOGLYPHS)
+
+
+class _Lines:
+    """1-based line numbers for offsets in one text; newline offsets found once, on demand."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._newlines: list[int] | None = None
+
+    def __call__(self, pos: int) -> int:
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        return bisect.bisect_left(self._newlines, pos) + 1
+
+
+def _comments(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, body) of each ``<!-- ... -->``; linear even when one is never closed."""
+    start = text.find("<!--")
+    while start >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            return
+        yield start, text[start + 4 : end]
+        start = text.find("<!--", end + 3)
+
+
+def _char_label(ch: str) -> str:
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'UNNAMED')}"
+
+
+def _invisible_findings(text: str, lines: _Lines) -> list[Finding]:
+    findings: list[Finding] = []
+    start = 1 if text.startswith("\ufeff") else 0  # a leading BOM is encoding, not content
+    for rx, pid in _INVISIBLE_CHECKS:
+        seen_lines: set[int] = set()
+        for m in rx.finditer(text, start):
+            line = lines(m.start())
+            if line not in seen_lines:  # one finding per line and kind is enough to show
+                seen_lines.add(line)
+                findings.append(Finding(pid, line, _char_label(m.group(0)[0])))
+    return findings
+
+
+def _add(findings: list[Finding], seen: set[tuple[str, int]], pid: str, line: int, excerpt: str) -> None:
+    if (pid, line) not in seen:  # one finding per pattern and line is enough to show
+        seen.add((pid, line))
+        findings.append(Finding(pid, line, " ".join(excerpt.split())[:80]))
 
 
 def scan_text(text: str) -> list[Finding]:
-    """All findings in ``text``, in order of position; empty when clean."""
-    findings: list[Finding] = []
-    for rx, pid in _COMPILED:
-        for m in rx.finditer(text):
-            findings.append(Finding(pid, _line_of(text, m.start()), m.group(0)[:80]))
-    for i, ch in enumerate(text):
-        if ch in INVISIBLE_CHARS:
-            findings.append(Finding("invisible_unicode", _line_of(text, i), f"U+{ord(ch):04X}"))
-            break
+    """All findings in ``text``, ordered by line; empty when clean."""
+    raw_lines = _Lines(text)
+    findings = _invisible_findings(text, raw_lines)
+    seen: set[tuple[str, int]] = set()
+    for m in _OBFUSCATION_RX.finditer(text):
+        _add(findings, seen, "obfuscated_text", raw_lines(m.start()), m.group(0))
+    folded = fold(text).lower()
+    lines = _Lines(folded)
+    for cues, rx, pid in _COMPILED:
+        if any(cue in folded for cue in cues):
+            for m in rx.finditer(folded):
+                _add(findings, seen, pid, lines(m.start()), m.group(0))
+    for pos, body in _comments(folded):
+        # The seed's rule (a keyword inside a comment), and a long hidden comment giving orders.
+        if (">" not in body and _COMMENT_KEYWORDS_RX.search(body)) or (len(body) >= 80 and _MODAL_RX.search(body)):
+            _add(findings, seen, "html_comment_injection", lines(pos), "<!--" + body)
     findings.sort(key=lambda f: f.line)
     return findings
 
@@ -66,3 +341,9 @@ def scan_text(text: str) -> list[Finding]:
 def pattern_ids(findings: list[Finding]) -> list[str]:
     """Distinct pattern ids, in first-seen order."""
     return list(dict.fromkeys(f.pattern_id for f in findings))
+
+
+def blocked_notice(name: str, findings: list[Finding]) -> str:
+    """The seed's replacement for a context file that failed the scan."""
+    ids = ", ".join(pattern_ids(findings))
+    return f"[BLOCKED: {name} contained potential prompt injection ({ids}). Content not loaded.]"

@@ -1,0 +1,48 @@
+"""The scanner on real context files and real published payloads (../shared/corpus/context-files).
+
+False positives must stay at zero on the benign set; the detection floor is the rate
+recorded in BENCHMARKS.md, so a change that loses detections fails here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hermes_core.scanning import pattern_ids, scan_text
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "context-files"
+DETECTION_FLOOR = 163 / 187  # measured 2026-11-30: 163 of 187 payloads
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Path:
+    if not (CORPUS / "benign").is_dir():
+        pytest.skip(f"context-file corpus not found at {CORPUS}")
+    return CORPUS
+
+
+def test_zero_false_positives_on_benign_files(corpus: Path) -> None:
+    files = sorted((corpus / "benign").iterdir())
+    assert len(files) >= 90
+    flagged = {
+        f.name: [(x.pattern_id, x.line, x.excerpt) for x in findings]
+        for f in files
+        if (findings := scan_text(f.read_text(encoding="utf-8")))
+    }
+    assert flagged == {}
+
+
+def test_detection_rate_on_payloads(corpus: Path) -> None:
+    rows = [json.loads(line) for line in (corpus / "malicious" / "payloads.jsonl").read_text().splitlines() if line]
+    detected = [r for r in rows if scan_text(r["text"])]
+    assert len(detected) / len(rows) >= DETECTION_FLOOR
+    hidden = [r for r in rows if r["category"] == "hidden_unicode"]
+    assert all(scan_text(r["text"]) for r in hidden), "every hidden-Unicode payload must be caught"
+
+
+def test_unicode_tag_skill_is_caught_for_the_right_reason(corpus: Path) -> None:
+    rows = {json.loads(line)["id"]: json.loads(line) for line in (corpus / "malicious" / "payloads.jsonl").open()}
+    assert "unicode_tags" in pattern_ids(scan_text(rows["cisco-001"]["text"]))
