@@ -75,6 +75,7 @@ class ReplayResult:
     duration_s: float
     notes: list[str]
     warnings: list[str]
+    engine_status: dict[str, Any] = field(default_factory=dict)  # the engine's own view at the end
 
     @property
     def ok(self) -> bool:
@@ -197,6 +198,7 @@ class Replayer:
         """Close the session (draining provider work) and return the result; idempotent."""
         if self._result is not None:
             return self._result
+        status = self.host.engine_status()
         self.session.close()
         events = self.session.events
         for record in self.records:
@@ -206,7 +208,7 @@ class Replayer:
             self.records[-1].notes.append("interrupted during this turn")
         self._result = ReplayResult(
             source=self.source, engine=self.host.engine.name, context_length=self.host.config.model.context_length,
-            threshold_tokens=int(self.host.engine_status().get("threshold_tokens") or 0),
+            threshold_tokens=int(status.get("threshold_tokens") or 0), engine_status=status,
             turns=self.records, requests=self.requests, invalid_requests=self.invalid,
             compactions=len(events.compactions), system_prompt_changes=self.prompt_changes,
             unexplained_prompt_changes=self.unexplained_changes, interrupted=interrupted,
@@ -276,7 +278,7 @@ def _compaction_row(compaction: Compaction, *, before_request: int) -> dict[str,
         "before_request": before_request, "trigger": compaction.trigger,
         "tokens_before": report.tokens_before, "tokens_after": report.tokens_after,
         "messages_before": report.messages_before, "messages_after": report.messages_after,
-        "summary_source": report.summary_source, "duration_s": round(report.duration_s, 4),
+        "summary_source": report.summary_source, "duration_s": round(report.duration_s, 4), "note": report.reason,
     }
 
 

@@ -78,6 +78,8 @@ def print_timeline(result: ReplayResult) -> None:
                for t in result.turns for task in t.delegations]
     events += [f"turn {t.turn}: {note}" for t in result.turns for note in t.invalid_requests + t.notes]
     events += [f"note: {note}" for note in result.notes] + [f"warning: {w}" for w in result.warnings]
+    if result.engine_status.get("blocked"):
+        events.append(f"engine: automatic compaction is blocked: {result.engine_status['blocked']}")
     if events:
         print()
         for line in events:
@@ -90,7 +92,8 @@ def print_timeline(result: ReplayResult) -> None:
         else f"system prompt changed {changes}x, {result.unexplained_prompt_changes}x WITHOUT a compaction"
     )
     status = "interrupted: state saved; " if result.interrupted else ""
-    print(f"{status}{result.requests} requests, {valid}; {result.compactions} compactions; {stability}; "
+    plural = "" if result.compactions == 1 else "s"
+    print(f"{status}{result.requests} requests, {valid}; {result.compactions} compaction{plural}; {stability}; "
           f"{result.duration_s:.2f}s")
 
 
