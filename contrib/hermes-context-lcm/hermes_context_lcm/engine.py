@@ -29,7 +29,7 @@ from hermes_core.messages import api_problems, last_user_index
 from hermes_core.tokens import estimate_messages_tokens
 
 if TYPE_CHECKING:
-    from hermes_context_lcm.store import Store
+    from hermes_context_lcm.store import Store, StoredMessage
     from hermes_core.plugin_context import PluginContext
 
 log = logging.getLogger("hermes_context_lcm")
@@ -274,7 +274,8 @@ class LCMEngine(ContextEngine):
     def _write_leaves(self, builder: DagBuilder, leaving: list[int], target: int) -> None:
         chunk_tokens, leaf_budget, _ = self._budgets(target)
         stored = self.store.get_messages(sorted(leaving))
-        chunk, used = [], 0
+        chunk: list[StoredMessage] = []
+        used = 0
         for row in stored:
             size = min(row.tokens, 1000)  # what the summarizer sees of it (long text is cut)
             if chunk and used + size > chunk_tokens:

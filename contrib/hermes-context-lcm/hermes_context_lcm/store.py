@@ -207,6 +207,11 @@ class SQLiteStore:
         self.path = str(path)
         self.index_batch = index_batch
         self._lock = threading.RLock()
+        # Write positions cached between transactions (see _positions).
+        self._version: int | None = None
+        self._next_id = 1
+        self._next_seq: dict[str, int] = {}
+        self._fts_upto = 0
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -268,24 +273,45 @@ class SQLiteStore:
         for msg in messages:
             content, meta = split_message(msg)
             rows.append((session_id, str(msg.get("role") or ""), content, meta, estimate_message_tokens(msg), now))
-        with self._write() as conn:
-            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
-            seq = -1 if last is None else last
-            first_id = (conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0) + 1
-            ids = list(range(first_id, first_id + len(rows)))
-            conn.executemany(
-                "INSERT INTO messages (id, session_id, seq, role, content, meta, tokens, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(mid, r[0], seq + 1 + i, *r[1:]) for i, (mid, r) in enumerate(zip(ids, rows, strict=True))],
-            )
-            self._index_pending(conn, ids[-1], self.index_batch)
+        try:
+            with self._write() as conn:
+                first_id, first_seq = self._positions(conn, session_id)
+                ids = list(range(first_id, first_id + len(rows)))
+                conn.executemany(
+                    "INSERT INTO messages (id, session_id, seq, role, content, meta, tokens, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(mid, r[0], first_seq + i, *r[1:]) for i, (mid, r) in enumerate(zip(ids, rows, strict=True))],
+                )
+                upto = self._index_pending(conn, ids[-1], self.index_batch)
+        except BaseException:
+            self._version = None  # positions are re-read next time
+            raise
+        self._next_id, self._next_seq[session_id], self._fts_upto = ids[-1] + 1, first_seq + len(rows), upto
         return ids
 
-    def _index_pending(self, conn: sqlite3.Connection, last_id: int, at_least: int) -> None:
-        """Add messages after the index watermark to the FTS index once enough wait."""
-        upto = conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
+    def _positions(self, conn: sqlite3.Connection, session_id: str) -> tuple[int, int]:
+        """Next id and next seq of ``session_id``, re-read only when another connection wrote.
+
+        ``PRAGMA data_version`` changes exactly when someone else committed, so a single
+        writer (the common case) skips three lookups per turn.
+        """
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._version:
+            self._version = version
+            self._next_id = (conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0) + 1
+            self._next_seq = {}
+            self._fts_upto = conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
+        seq = self._next_seq.get(session_id)
+        if seq is None:
+            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
+            seq = 0 if last is None else last + 1
+        return self._next_id, seq
+
+    def _index_pending(self, conn: sqlite3.Connection, last_id: int, at_least: int) -> int:
+        """Add messages after the index watermark to the FTS index once enough wait; the new mark."""
+        upto = self._fts_upto
         if last_id - upto < max(at_least, 1):
-            return
+            return upto
         rows = conn.execute(
             f"SELECT {self._COLUMNS} FROM messages WHERE id > ? AND id <= ? ORDER BY id", (upto, last_id)
         ).fetchall()
@@ -295,6 +321,7 @@ class SQLiteStore:
              for m in map(StoredMessage._make, rows)],
         )
         conn.execute("UPDATE state SET value = ? WHERE key = 'fts_upto'", (last_id,))
+        return last_id
 
     def flush_index(self) -> None:
         """Index every stored message now (searches call this first)."""
@@ -303,8 +330,13 @@ class SQLiteStore:
             upto = self.conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
             if last_id <= upto:
                 return
-            with self._write() as conn:
-                self._index_pending(conn, conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0, 1)
+            try:
+                with self._write() as conn:
+                    self._positions(conn, "")
+                    self._fts_upto = self._index_pending(conn, self._next_id - 1, 1)
+            except BaseException:
+                self._version = None
+                raise
 
     _COLUMNS = "id, session_id, seq, role, content, meta, tokens, created_at"
 
