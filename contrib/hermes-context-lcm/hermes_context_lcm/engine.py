@@ -72,7 +72,12 @@ class LCMEngine(ContextEngine):
 
     @property
     def store(self) -> Store:
-        """The store, opened on first use; a corrupt file is moved aside, never deleted."""
+        """The store, opened on first use; a corrupt file is moved aside, never deleted.
+
+        ``ctx.extras["lcm_store"]`` may supply any :class:`Store` instead of the SQLite file.
+        """
+        if self._store is None and self.ctx.extras.get("lcm_store") is not None:
+            self._store = self.ctx.extras["lcm_store"]  # e.g. a server-backed Store
         if self._store is None:
             from hermes_context_lcm.store import SQLiteStore, StoreError
 
@@ -192,7 +197,7 @@ class LCMEngine(ContextEngine):
         if self.store_error or UNSTORED in ids:
             return messages, f"store unavailable ({self.store_error}); not compacting, so nothing is lost", "none"
         threshold = self.threshold_tokens or estimate_messages_tokens(messages)
-        if not force and (current_tokens or estimate_messages_tokens(messages)) < threshold:
+        if not force and max(current_tokens or 0, estimate_messages_tokens(messages)) < threshold:
             return messages, "under the threshold; nothing to do", "none"
         head, conv = messages[:nsys], [self._original(m) for m in messages[nsys:]]
         if not conv:
