@@ -7,6 +7,7 @@ free room and use it in one all-or-nothing call.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from hermes_core.scanning import pattern_ids, scan_text
@@ -57,7 +58,27 @@ def validate(op: Operation, limit: int) -> Operation:
                 "or invisible characters.",
                 patterns=ids,
             )
+        hidden = _hidden_character(content)
+        if hidden:
+            raise Refused(
+                f"Blocked: content contains the invisible character {hidden}. Memory is injected into the system "
+                "prompt; write it without hidden formatting characters.",
+                patterns=["invisible_unicode"],
+            )
     return Operation(op.action, content, old_text)
+
+
+def _hidden_character(content: str) -> str | None:
+    """The first format character (zero-width, bidi, tag, soft hyphen...) in ``content``.
+
+    Stricter than the shared scanner, which tolerates a lone zero-width character in a
+    context file: memory lands in every system prompt. ZWJ and ZWNJ are left to the
+    scanner (it flags them when they split a word) because scripts and emoji need them.
+    """
+    for ch in content:
+        if ch not in "\u200c\u200d" and unicodedata.category(ch) == "Cf":
+            return f"U+{ord(ch):04X} {unicodedata.name(ch, 'UNNAMED')}"
+    return None
 
 
 def validate_all(ops: list[Operation], limit: int) -> list[Operation]:

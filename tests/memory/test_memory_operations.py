@@ -146,6 +146,11 @@ def test_scanner_findings_block_the_write_and_name_the_pattern(store: MemoryStor
     assert result["patterns"] == ["prompt_injection"]
     hidden = call(store, action="add", content="harmless\u200btext")
     assert hidden["success"] is False and "invisible" in hidden["error"]
+    for sneaky in ("lone \u200b space", "word\u2060joiner", "bidi \u202e flip", "tag \U000e0041", "soft\u00adhyphen"):
+        refused = call(store, action="add", content=sneaky)
+        assert refused["success"] is False and refused["patterns"], sneaky
+    assert call(store, action="add", content="Family emoji 👨\u200d👩\u200d👧 and ❤\ufe0f are fine")["success"]
+    store.path("memory").unlink()
     assert not store.path("memory").exists()
 
 
