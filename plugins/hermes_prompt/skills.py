@@ -1,0 +1,301 @@
+"""Skills index (seed 3.5): what skills exist, rendered for the prompt, with two caches.
+
+A skill is a folder holding ``SKILL.md`` whose front matter gives ``name``,
+``description`` and ``category`` (default: the top-level folder it sits in, else
+``general``); an optional ``platforms: [..]`` list limits where it is offered. A
+category folder may hold ``DESCRIPTION.md``. Local skills (``$HERMES_HOME/skills``)
+win over the read-only ``skills.external_dirs`` when names collide.
+
+Three layers, fastest first:
+
+1. an in-process LRU (8 entries) keyed by the inputs (skills dir, external dirs,
+   platform). It is never re-validated, which is what makes it nearly free; whoever
+   edits skills calls :func:`invalidate`.
+2. a disk snapshot ``$HERMES_HOME/.skills_prompt_snapshot.json`` of the local skills,
+   valid while its manifest matches: ``[mtime_ns, size]`` of every SKILL.md and
+   DESCRIPTION.md, plus the mtime of every directory walked outside skill folders (a
+   directory's mtime changes when an entry is added, removed or renamed, so checking
+   it replaces listing it). Written atomically after each full scan.
+3. a full scan. External dirs are always scanned fresh and never enter the snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from hermes_core.records import PromptSection
+
+from . import front_matter
+
+log = logging.getLogger("hermes_prompt.skills")
+
+ORDER = 300
+LRU_SIZE = 8
+SNAPSHOT_NAME = ".skills_prompt_snapshot.json"
+SNAPSHOT_VERSION = 1
+HEAD_BYTES = 16384  # front matter lives at the top; never read whole skill files
+MAX_DESCRIPTION = 240
+EXCLUDED_DIRS = frozenset({"node_modules", "__pycache__"})
+MAX_DIRS = 50_000  # a bound on the walk, whatever symlinks do
+HEADER = (
+    "## Skills (mandatory)\n"
+    "Before replying, scan the skills below. If one clearly matches your task,\n"
+    "load it with skill_view(name) and follow its instructions.\n\n"
+)
+
+Skill = dict[str, Any]  # {"name", "description", "category", "path", "platforms"}
+Finding = dict[str, Any]
+
+_lru: OrderedDict[tuple[Any, ...], tuple[str, tuple[Finding, ...]]] = OrderedDict()
+_lru_lock = threading.Lock()
+
+
+def invalidate() -> None:
+    """Forget the in-process index (call after creating, editing or deleting a skill)."""
+    with _lru_lock:
+        _lru.clear()
+
+
+# -- scanning ------------------------------------------------------------------------------
+
+
+class _Scan:
+    """One walk of one skills root: skills found, manifest, and what was skipped."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.skills: list[Skill] = []
+        self.categories: dict[str, str] = {}
+        self.dirs: dict[str, int] = {}
+        self.files: dict[str, list[int]] = {}
+        self.findings: list[Finding] = []
+        self.visited = 0
+
+    def run(self) -> _Scan:
+        try:
+            real_root = os.path.realpath(self.root)
+            self.dirs["."] = os.stat(self.root).st_mtime_ns
+        except OSError:
+            return self  # no skills dir: nothing to index, nothing to report
+        self._walk(str(self.root), real_root, "", frozenset({real_root}))
+        return self
+
+    def _skip(self, path: str, reason: str) -> None:
+        self.findings.append({"kind": "skipped", "path": path, "reason": reason})
+
+    def _walk(self, path: str, real: str, rel: str, ancestors: frozenset[str]) -> None:
+        self.visited += 1
+        if self.visited > MAX_DIRS:
+            if self.visited == MAX_DIRS + 1:
+                self._skip(path, f"stopped after {MAX_DIRS:,} directories (symlinks multiplying the tree?)")
+            return
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError as exc:
+            self._skip(path, f"unreadable directory: {exc.strerror or type(exc).__name__}")
+            return
+        names = {e.name for e in entries}
+        if rel and "SKILL.md" in names:
+            self._read_skill(path, rel)
+            return  # a skill's subfolders are its support files, not more skills
+        if rel:
+            try:
+                self.dirs[rel] = os.stat(path).st_mtime_ns
+            except OSError:
+                return
+        if rel and "DESCRIPTION.md" in names:
+            self._read_category(path, rel)
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in EXCLUDED_DIRS:
+                continue
+            try:
+                if not entry.is_dir():
+                    continue
+                child_real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, entry.name)
+            except OSError:
+                continue
+            if child_real in ancestors:
+                self._skip(entry.path, f"symlink loop (points back to {child_real})")
+                continue
+            child_rel = f"{rel}/{entry.name}" if rel else entry.name
+            self._walk(entry.path, child_real, child_rel, ancestors | {child_real})
+
+    def _head(self, path: str, rel: str) -> str | None:
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                data = fh.read(HEAD_BYTES)
+        except OSError as exc:
+            self._skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
+            return None
+        self.files[rel] = [st.st_mtime_ns, st.st_size]
+        if b"\x00" in data:
+            self._skip(path, "binary file (contains NUL bytes)")
+            return None
+        return data.decode("utf-8-sig", errors="replace")
+
+    def _meta(self, path: str, rel: str) -> dict[str, Any] | None:
+        head = self._head(path, rel)
+        if head is None:
+            return None
+        try:
+            block, _body = front_matter.split(head)
+            return front_matter.parse(block) if block is not None else {}
+        except front_matter.FrontMatterError as exc:
+            self._skip(path, f"malformed front matter: {exc}")
+            return None
+
+    def _read_skill(self, folder: str, rel: str) -> None:
+        meta = self._meta(os.path.join(folder, "SKILL.md"), f"{rel}/SKILL.md")
+        if meta is None:
+            return
+        top = rel.split("/", 1)[0] if "/" in rel else "general"
+        platforms = meta.get("platforms")
+        self.skills.append({
+            "name": _text(meta.get("name")) or os.path.basename(folder),
+            "description": _text(meta.get("description")),
+            "category": _text(meta.get("category")) or top,
+            "path": folder,
+            "platforms": [str(p).lower() for p in platforms] if isinstance(platforms, list) else [],
+        })
+
+    def _read_category(self, folder: str, rel: str) -> None:
+        meta = self._meta(os.path.join(folder, "DESCRIPTION.md"), f"{rel}/DESCRIPTION.md")
+        if meta and _text(meta.get("description")):
+            self.categories[rel.split("/", 1)[0]] = _text(meta.get("description"))
+
+
+def _text(value: Any) -> str:
+    if value is None or isinstance(value, (dict, list)):
+        return ""
+    text = " ".join(str(value).split())
+    return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
+
+
+# -- the disk snapshot -----------------------------------------------------------------------
+
+
+def _manifest_valid(root: Path, manifest: dict[str, Any]) -> bool:
+    base = str(root)
+    try:
+        for rel, mtime in manifest["dirs"].items():
+            if os.stat(base if rel == "." else os.path.join(base, rel)).st_mtime_ns != mtime:
+                return False
+        for rel, (mtime, size) in manifest["files"].items():
+            st = os.stat(os.path.join(base, rel))
+            if st.st_mtime_ns != mtime or st.st_size != size:
+                return False
+    except (OSError, KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
+def load_snapshot(home: Path, root: Path) -> dict[str, Any] | None:
+    """The snapshot of ``root``'s skills if it exists and its manifest still matches."""
+    try:
+        snap = json.loads((home / SNAPSHOT_NAME).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(snap, dict) or snap.get("version") != SNAPSHOT_VERSION or snap.get("root") != str(root):
+        return None
+    return snap if _manifest_valid(root, snap.get("manifest") or {}) else None
+
+
+def save_snapshot(home: Path, scan: _Scan) -> None:
+    """Write the snapshot atomically (temp file + rename); a read-only home is not an error."""
+    if not home.is_dir():
+        return
+    snap = {
+        "version": SNAPSHOT_VERSION, "root": str(scan.root),
+        "manifest": {"dirs": scan.dirs, "files": scan.files},
+        "skills": scan.skills, "categories": scan.categories, "findings": scan.findings,
+    }
+    tmp = home / f"{SNAPSHOT_NAME}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        tmp.write_text(json.dumps(snap, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, home / SNAPSHOT_NAME)
+    except OSError as exc:
+        log.debug("skills snapshot not written: %s", exc)
+        tmp.unlink(missing_ok=True)
+
+
+# -- assembly -------------------------------------------------------------------------------------
+
+
+def render(skills: list[Skill], categories: dict[str, str], platform: str) -> str:
+    """The seed's format: categories, then ``- name: description``, both sorted."""
+    by_category: dict[str, list[Skill]] = {}
+    for skill in skills:
+        if not skill["platforms"] or platform in skill["platforms"]:
+            by_category.setdefault(skill["category"], []).append(skill)
+    if not by_category:
+        return ""
+    lines = [HEADER + "<available_skills>"]
+    for category in sorted(by_category):
+        desc = categories.get(category)
+        lines.append(f"  {category}: {desc}" if desc else f"  {category}:")
+        for skill in sorted(by_category[category], key=lambda s: s["name"]):
+            lines.append(f"    - {skill['name']}: {skill['description']}" if skill["description"]
+                         else f"    - {skill['name']}")
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+def _merge(local: list[Skill], external: list[list[Skill]], findings: list[Finding]) -> list[Skill]:
+    """Local first, then each external dir in config order; the first of a name wins."""
+    merged: dict[str, Skill] = {}
+    for group, skills in [("local", local)] + [("external", e) for e in external]:
+        for skill in skills:
+            if skill["name"] in merged:
+                findings.append({"kind": "skipped", "path": skill["path"], "reason":
+                                 f"{group} skill '{skill['name']}' shadowed by {merged[skill['name']]['path']}"})
+            else:
+                merged[skill["name"]] = skill
+    return list(merged.values())
+
+
+def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform: str = "cli") -> tuple[
+    str, tuple[Finding, ...], str
+]:
+    """``(rendered index, findings, layer)`` where layer is ``lru``, ``snapshot`` or ``cold``."""
+    root = home / "skills"
+    key = (str(root), external_dirs, platform)
+    with _lru_lock:
+        hit = _lru.get(key)
+        if hit is not None:
+            _lru.move_to_end(key)
+            return hit[0], hit[1], "lru"
+    snap = load_snapshot(home, root)
+    if snap is not None:
+        layer, local, categories = "snapshot", snap["skills"], snap["categories"]
+        findings: list[Finding] = list(snap.get("findings") or ())
+    else:
+        scan = _Scan(root).run()
+        save_snapshot(home, scan)
+        layer, local, categories, findings = "cold", scan.skills, scan.categories, list(scan.findings)
+    external = []
+    for directory in external_dirs:
+        ext = _Scan(Path(directory).expanduser()).run()
+        external.append(ext.skills)
+        findings.extend(ext.findings)
+        for name, desc in ext.categories.items():
+            categories.setdefault(name, desc)
+    text = render(_merge(local, external, findings), categories, platform)
+    value = (text, tuple(findings))
+    with _lru_lock:
+        _lru[key] = value
+        _lru.move_to_end(key)
+        while len(_lru) > LRU_SIZE:
+            _lru.popitem(last=False)
+    return text, value[1], layer
+
+
+def skills_section(home: Path, external_dirs: tuple[str, ...], platform: str) -> PromptSection:
+    text, findings, layer = build_skills_index(home, external_dirs, platform)
+    return PromptSection("skills", text, order=ORDER, source=f"{home / 'skills'} ({layer})", findings=list(findings))
