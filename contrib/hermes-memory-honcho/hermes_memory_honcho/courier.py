@@ -60,7 +60,7 @@ class Courier:
             self._force = True
             self.wake()
             self._passes.wait_for(lambda: self._idle.is_set() or self._pass_count > seen, timeout)
-        return self._idle.is_set()
+        return self._idle.is_set() and not self.outbox.pending(1)
 
     def stop(self, timeout: float) -> None:
         """Last delivery attempt, bounded by ``timeout``; undelivered entries stay queued."""
@@ -82,7 +82,11 @@ class Courier:
                 if delay > 0:  # a wake-up inside the backoff window does not hammer Honcho
                     continue
             self._force = False
-            delay = self._pass()
+            try:
+                delay = self._pass()
+            except Exception:  # e.g. the outbox file became unreadable: say so, keep going
+                log.exception("Honcho courier pass failed; retrying in %.0fs", IDLE_POLL)
+                delay = IDLE_POLL
             with self._passes:
                 self._pass_count += 1
                 self._passes.notify_all()

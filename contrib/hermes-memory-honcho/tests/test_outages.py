@@ -250,3 +250,17 @@ def test_tools_during_an_outage_return_json_errors(make_provider: Any, server: F
     server.start()
     provider.on_session_end("tool-outage", [])
     assert [c["content"] for c in server.conclusions] == ["Likes tea"]
+
+
+def test_an_unusable_outbox_is_reported_and_the_turn_goes_on(
+    make_provider: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("x")
+    provider = make_provider(outbox_path=str(blocker / "outbox.sqlite3"))
+    provider.initialize("no-outbox")
+    provider.sync_turn("hello", "hi")  # must not raise
+    status = provider.get_status()
+    assert status["state"] == "unavailable" and "outbox" in status["reason"]
+    assert any("cannot be opened" in r.getMessage() and r.levelno == logging.ERROR for r in caplog.records)
+    assert any("not recorded" in r.getMessage() for r in caplog.records)
