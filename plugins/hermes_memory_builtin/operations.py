@@ -34,7 +34,8 @@ def usage(entries: list[str], limit: int) -> str:
 
 def validate(op: Operation, limit: int) -> Operation:
     """Check one operation before taking the lock; return it with stripped text."""
-    content, old_text = op.content.strip(), op.old_text.strip()
+    content = op.content.replace("\r\n", "\n").replace("\r", "\n").strip()  # files use \n only
+    old_text = op.old_text.replace("\r\n", "\n").strip()
     if op.action in ("replace", "remove") and not old_text:
         raise Refused(f"old_text cannot be empty: '{op.action}' needs a short unique substring of the entry.")
     if op.action == "add" and not content:

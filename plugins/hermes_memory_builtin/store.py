@@ -44,8 +44,12 @@ class MemoryWriteError(MemoryStoreError):
 
 
 def parse(text: str) -> list[str]:
-    """Entries of a store file: split on the full delimiter, strip, drop empties."""
-    return [e.strip() for e in text.split(ENTRY_DELIMITER) if e.strip()]
+    """Entries of a store file: split on the full delimiter, strip, drop empties.
+
+    Windows line endings are read as ``\n`` (a file saved by a Windows editor still
+    reads right); such a file does not round-trip, so writes refuse it until fixed.
+    """
+    return [e.strip() for e in text.replace("\r\n", "\n").split(ENTRY_DELIMITER) if e.strip()]
 
 
 def serialize(entries: list[str]) -> str:
@@ -59,6 +63,8 @@ def joined_size(entries: list[str]) -> int:
 
 def entry_problem(content: str) -> str | None:
     """Why ``content`` could not be stored as one entry that reads back unchanged."""
+    if "\r" in content:
+        return "it contains a carriage return"
     if any(line == "§" for line in content.split("\n")):
         return "it contains a line with only '§', which is the entry separator"
     return None
@@ -67,6 +73,8 @@ def entry_problem(content: str) -> str | None:
 def drift_reason(text: str, limit: int) -> str | None:
     """Why a file's text would not survive parse + serialize unchanged, or ``None``."""
     entries = parse(text)
+    if "\r" in text:
+        return "it has Windows (CRLF) line endings or stray carriage returns"
     if serialize(entries) != text.strip():
         return "it has empty entries or whitespace around entries that would be rewritten"
     for entry in entries:

@@ -27,7 +27,9 @@ def test_add_writes_at_once_in_the_seed_format(store: MemoryStore) -> None:
                       "entry_count": 1, "message": "Entry added.",
                       "note": "Write saved. This update is complete — do not repeat it."}
     assert call(store, action="add", content="multi\nline entry")["success"]
-    assert store.path("memory").read_text(encoding="utf-8") == "Uses uv for Python\n§\nmulti\nline entry\n"
+    assert call(store, action="add", content="from\r\nwindows\rmac")["success"]
+    expected = "Uses uv for Python\n§\nmulti\nline entry\n§\nfrom\nwindows\nmac\n"
+    assert store.path("memory").read_bytes().decode() == expected
 
 
 def test_duplicate_add_succeeds_without_adding(store: MemoryStore) -> None:
@@ -178,6 +180,16 @@ def test_hand_edit_that_would_not_round_trip_is_backed_up_and_refused(store: Mem
     assert call(store, action="read")["entries"] == ["first", "second"]  # reading still works
     path.write_text("first\n§\nsecond\n", encoding="utf-8")  # the user's fix
     assert call(store, action="add", content="third")["success"]
+
+
+def test_windows_line_endings_read_right_but_are_not_rewritten(store: MemoryStore) -> None:
+    path = store.path("memory")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"first\r\n\xc2\xa7\r\nsecond\r\n")
+    assert call(store, action="read")["entries"] == ["first", "second"]
+    result = call(store, action="add", content="third")
+    assert result["success"] is False and "CRLF" in result["error"]
+    assert path.read_bytes() == b"first\r\n\xc2\xa7\r\nsecond\r\n"
 
 
 def test_non_utf8_file_is_backed_up_and_refused(store: MemoryStore) -> None:
