@@ -32,6 +32,31 @@ def usage(entries: list[str], limit: int) -> str:
     return f"{min(100, int(current / limit * 100))}% — {current:,}/{limit:,} chars"
 
 
+def visible(entries: list[str], limit: int) -> list[str]:
+    """Entries to show the model: all of them, unless a hand edit put the store far past
+    its limit; then about 70 % head and 20 % tail, so a mangled 50 MB file never floods
+    the prompt or a tool result.
+    """
+    cap = max(2 * limit, 4000)
+    if joined_size(entries) <= cap:
+        return entries
+    entries = [e if len(e) <= limit else e[:limit] + " […]" for e in entries]
+    head: list[str] = []
+    tail: list[str] = []
+    for budget, source, kept in ((cap * 0.7, entries, head), (cap * 0.2, entries[::-1], tail)):
+        used = 0
+        for entry in source[: len(entries) - len(head)]:
+            used += len(entry) + 3
+            if used > budget:
+                break
+            kept.append(entry)
+    omitted = len(entries) - len(head) - len(tail)
+    if not omitted:
+        return [*head, *tail[::-1]]
+    plural = "y" if omitted == 1 else "ies"
+    return [*head, f"[… {omitted} entr{plural} omitted: this store is far over its limit; consolidate it]", *tail[::-1]]
+
+
 def validate(op: Operation, limit: int) -> Operation:
     """Check one operation before taking the lock; return it with stripped text."""
     content = op.content.replace("\r\n", "\n").replace("\r", "\n").strip()  # files use \n only

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 from hermes_core.scanning import pattern_ids, scan_text
-from hermes_memory_builtin.operations import usage
+from hermes_memory_builtin.operations import usage, visible
 from hermes_memory_builtin.store import FILES, MemoryStore, MemoryStoreError, joined_size, serialize
 
 log = logging.getLogger("hermes_memory_builtin")
@@ -29,36 +29,11 @@ def safe_entry(target: str, entry: str) -> str:
             "use memory(action=remove) to delete the original.]")
 
 
-def _capped(entries: list[str], limit: int) -> list[str]:
-    """Entries to show for a store edited far past its limit: about 70 % head, 20 % tail.
-
-    Keeps a mangled 50 MB file out of the prompt; the tool still sees every entry.
-    """
-    cap = max(2 * limit, 4000)
-    if joined_size(entries) <= cap:
-        return entries
-    entries = [e if len(e) <= limit else e[:limit] + " […]" for e in entries]
-    head: list[str] = []
-    tail: list[str] = []
-    for budget, source, kept in ((cap * 0.7, entries, head), (cap * 0.2, entries[::-1], tail)):
-        used = 0
-        for entry in source[: len(entries) - len(head)]:
-            used += len(entry) + 3
-            if used > budget:
-                break
-            kept.append(entry)
-    omitted = len(entries) - len(head) - len(tail)
-    if not omitted:
-        return [*head, *tail[::-1]]
-    plural = "y" if omitted == 1 else "ies"
-    return [*head, f"[… {omitted} entr{plural} omitted: this store is far over its limit; consolidate it]", *tail[::-1]]
-
-
 def render_block(target: str, entries: list[str], limit: int) -> str:
     """One store as a prompt block; ``""`` when it is empty."""
     if not entries:
         return ""
-    shown = _capped(entries, limit)
+    shown = visible(entries, limit)
     # One scan of the whole store is ~40x cheaper than one per entry; only a hit needs those.
     if scan_text(serialize(shown)):
         shown = [safe_entry(target, e) for e in shown]

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from hermes_memory_builtin.operations import Operation, Refused, apply_all, usage, validate_all
+from hermes_memory_builtin.operations import Operation, Refused, apply_all, usage, validate_all, visible
 from hermes_memory_builtin.store import MemoryStore, MemoryStoreError
 
 TOOL_NAME = "memory"
@@ -120,14 +120,17 @@ def run_memory_tool(store: MemoryStore, raw_args: Any, targets: tuple[str, ...] 
             entries = store.entries(target)
         except MemoryStoreError as exc:
             return error(str(exc), target=target, **exc.details)
-        return {"success": True, "target": target, "entries": entries, "usage": usage(entries, limit),
+        return {"success": True, "target": target, "entries": visible(entries, limit), "usage": usage(entries, limit),
                 "entry_count": len(entries)}
     try:
         ops = _operations(args)
         ops = validate_all(ops, limit)
         entries, message = store.mutate(target, lambda current: _applied(current, ops, limit, target))
     except MemoryStoreError as exc:
-        return error(str(exc), target=target, **exc.details)
+        details = dict(exc.details)
+        if "current_entries" in details:
+            details["current_entries"] = visible(details["current_entries"], limit)  # type: ignore[arg-type]
+        return error(str(exc), target=target, **details)
     return {"success": True, "done": True, "target": target, "usage": usage(entries, limit),
             "entry_count": len(entries), "message": message, "note": DONE_NOTE}
 

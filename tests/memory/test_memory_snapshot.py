@@ -111,4 +111,9 @@ def test_a_store_far_over_its_limit_is_capped_in_the_prompt(make_host: Any, herm
     assert "entry 00000" in memory_block and "entry 19999" in memory_block
     assert "entries omitted: this store is far over its limit" in memory_block
     assert user_block.endswith("z" * 20 + " […]")
-    assert len(json.loads(host.handle_tool_call("memory", {"action": "read"}))["entries"]) == 20_000
+    read = json.loads(host.handle_tool_call("memory", {"action": "read"}))
+    assert read["entry_count"] == 20_000 and len(json.dumps(read)) < 10_000  # a tool result never floods either
+    assert any("entries omitted" in e for e in read["entries"])
+    assert json.loads(host.handle_tool_call("memory", {"action": "remove", "old_text": "entry 00007 "}))["success"]
+    missing = json.loads(host.handle_tool_call("memory", {"action": "remove", "old_text": "no such entry"}))
+    assert len(json.dumps(missing)) < 10_000
