@@ -44,10 +44,11 @@ _PATH_RE = re.compile(
 )
 _BACKTICK_RE = re.compile(r"`([^`\n]{2,80})`")
 _SHA_RE = re.compile(r"\b[0-9a-f]{7,40}\b")
-#: A line that reports a failure (case-sensitive on purpose: "0 errors" and "error_handler.py" are not).
+#: A line that reports a failure (case-sensitive on purpose: "0 errors" and "error_handler.py"
+#: are not). Every branch starts with a literal so the scan skips quickly.
 ERROR_LINE_RE = re.compile(
-    r"Traceback|[A-Z]\w*(?:Error|Exception)\b|\bFAILED\b|\bFAIL:|\b[Ee]rror:|\bERROR\b|\b[Ff]atal:|\bfailed\b"
-    r"|\btimed out\b|No such file|command not found|Permission denied|exit code [1-9]")
+    r"Traceback|Error\b|Exception\b|FAILED|FAIL:|error:|ERROR|fatal:|Fatal:|failed\b"
+    r"|timed out|No such file|command not found|Permission denied|exit code [1-9]")
 _CONSTRAINT_RE = re.compile(r"\b(must|never|always|don't|do not|dont|should|prefer|make sure|only|avoid|without)\b",
                             re.IGNORECASE)
 _DECISION_RE = re.compile(
@@ -230,9 +231,9 @@ def build_summary(request: SummaryRequest, note: str = "") -> str:
         last = last if len(last) <= 2000 else last[:2000] + "...[truncated]"
         out["Pending User Asks"] += [*earlier, f"Last user request in the compacted turns (verbatim): {last}"]
     files = [f"{path} ({', '.join(sorted(kinds))})" for path, kinds in d.files.items()]
-    out["Relevant Files"] += _uniq(files, 30)
+    out["Relevant Files"] += _uniq(files, 60)
     out["Remaining Work"] += _uniq(d.next_steps, 8)
-    critical = [f"Identifiers: {', '.join(_uniq(d.identifiers, 40))}"] if d.identifiers else []
+    critical = [f"Identifiers: {', '.join(_uniq(d.identifiers, 80))}"] if d.identifiers else []
     shas = _uniq((m.group(0) for t in request.turns for m in _SHA_RE.finditer(str(t.get("content") or "")[:4000])
                   if any(c.isalpha() for c in m.group(0)) and any(c.isdigit() for c in m.group(0))), 10)
     if shas:

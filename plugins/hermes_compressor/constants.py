@@ -15,6 +15,8 @@ SUMMARY_INPUT_MAX_CHARS = 120_000  # whole summarizer input; 45 % head / 55 % ta
 SUMMARY_INPUT_HEAD_SHARE = 0.45
 
 PRUNE_MIN_CHARS = 200  # tool outputs at least this long are pruned / deduplicated
+DESCRIPTION_MAX_CHARS = 500  # a pruned tool output's one-line description is at most this long
+ERROR_SCAN_HEAD, ERROR_SCAN_TAIL = 2_000, 1_000  # where a pruned output's error line is looked for
 ARGS_SHRINK_MIN_CHARS = 500  # tool-call arguments longer than this are shrunk
 ARGS_LEAF_MAX_CHARS = 200  # ...by cutting each string leaf to this length
 TAIL_SOFT_CEILING = 1.5  # the tail may exceed its token budget by half to keep a message whole

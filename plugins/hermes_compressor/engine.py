@@ -24,7 +24,7 @@ from hermes_compressor.constants import (
     SUMMARY_TOKENS_CEILING,
 )
 from hermes_compressor.prepare import cap_text, summary_turns
-from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
+from hermes_compressor.prune import ToolIndex, dedup_tool_outputs, prune_message, tool_index
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
 from hermes_core import ContextEngine
 from hermes_core.messages import sanitize_tool_pairs
@@ -168,12 +168,13 @@ class CompressorEngine(ContextEngine):
                 f"nothing to compact: all {len(messages)} messages are in the protected head or tail")
             return messages
         previous, turns = self._span_turns(messages, span)
-        request = self._request(turns, previous, focus_topic)
+        tools = tool_index(messages)
+        request = self._request(turns, sum(tokens[i] for i in span), previous, focus_topic, tools)
         outcome = self._summarize(request)
         if outcome is None:
             return messages
         body, source = outcome
-        result = self._assemble(messages, tokens, split, body)
+        result = self._assemble(messages, tokens, split, body, tools)
         after = sum(estimate_message_tokens(m) for m in result)
         self.compression_count += 1
         self.last_summary_source = source  # type: ignore[assignment]
@@ -183,13 +184,11 @@ class CompressorEngine(ContextEngine):
         return result
 
     def _span_turns(self, messages: list[Message], span: list[int]) -> tuple[str | None, list[Message]]:
-        """The turns to summarize (old tool outputs pruned to one-line descriptions, step 1),
-        with earlier summaries taken out as the previous summary."""
+        """The turns to summarize, with earlier summaries taken out as the previous summary."""
         previous: str | None = None
         turns: list[Message] = []
-        tools = tool_index(messages)
         for i in span:
-            msg = prune_message(messages[i], tools, shrink_args=False)
+            msg = messages[i]
             if is_summary(msg):
                 body, remainder = split_summary(msg)
                 if previous is not None:
@@ -201,8 +200,8 @@ class CompressorEngine(ContextEngine):
                 turns.append(msg)
         return previous, turns
 
-    def _request(self, turns: list[Message], previous: str | None, focus_topic: str | None) -> SummaryRequest:
-        span_tokens = sum(estimate_message_tokens(m) for m in turns)
+    def _request(self, turns: list[Message], span_tokens: int, previous: str | None, focus_topic: str | None,
+                 tools: ToolIndex) -> SummaryRequest:
         budget = max(MIN_SUMMARY_TOKENS, min(int(span_tokens * self.summary_target_ratio), self.max_summary_tokens))
         try:
             extra = self.ctx.pre_compress([dict(m) for m in turns]) or ""
@@ -210,7 +209,7 @@ class CompressorEngine(ContextEngine):
             log.warning("pre_compress failed: %s: %s", type(exc).__name__, exc)
             extra = ""
         return SummaryRequest(
-            turns=summary_turns(turns),
+            turns=summary_turns(turns, tools),
             budget_tokens=budget,
             previous_summary=redact(cap_text(previous, 24_000, 12_000, 12_000)) if previous else None,
             focus_topic=focus_topic or None,
@@ -247,10 +246,10 @@ class CompressorEngine(ContextEngine):
         note = f"The summary service failed ({error}); this summary was built locally from the turns."
         return DeterministicSummarizer(note=note).summarize(request).text, "fallback"
 
-    def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str) -> list[Message]:
+    def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str,
+                  tools: ToolIndex) -> list[Message]:
         """Head (+ pinned user message) + summary + tail, pruned, alternating, pairs repaired."""
         n = len(messages)
-        tools = tool_index(messages)
         prune_before = self._prune_boundary(tokens, split.cut)
         head = [dict(m) for m in messages[: split.head_end]]
         if head and head[0].get("role") == "system":

@@ -1,9 +1,10 @@
-"""The summarizer's input: the dropped turns, capped and redacted in one pass.
+"""The summarizer's input: the dropped turns, pruned, capped and redacted.
 
-Each message is cut to 6000 characters (first 4000 + last 1500) and tool-call arguments
-to 1500; the whole span is then held under ``SUMMARY_INPUT_MAX_CHARS`` by keeping its
-head (45 %) and tail (55 %) and saying what was left out. Redaction runs last, on
-exactly the text that will leave the process, so its cost is bounded by the cap.
+Old tool outputs become one-line descriptions (step 1 of the seed); each message is cut
+to 6000 characters (first 4000 + last 1500) and tool-call arguments to 1500; the whole
+span is held under ``SUMMARY_INPUT_MAX_CHARS`` by keeping its head (45 %) and tail (55 %)
+and saying what was left out. Redaction runs last, on exactly the text that will leave
+the process, so its cost is bounded by the cap.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from hermes_compressor.constants import (
     CONTENT_HEAD,
     CONTENT_MAX,
     CONTENT_TAIL,
+    DESCRIPTION_MAX_CHARS,
+    PRUNE_MIN_CHARS,
     SUMMARY_INPUT_HEAD_SHARE,
     SUMMARY_INPUT_MAX_CHARS,
     TOOL_ARGS_MAX,
 )
+from hermes_compressor.prune import ToolIndex, prune_message
 from hermes_core.messages import text_of
 from hermes_core.redact import redact
 
@@ -50,8 +54,18 @@ def _light(msg: Message) -> Message:
     return out
 
 
-def _size(msg: Message) -> int:
-    return len(msg["content"]) + sum(len(c["function"]["arguments"]) for c in msg.get("tool_calls", ()))
+def _estimated_size(msg: Message) -> int:
+    """An upper bound of a message's size once pruned and capped, without doing either."""
+    content = msg.get("content")
+    size = len(content) if isinstance(content, str) else len(text_of(content))
+    if msg.get("role") == "tool" and size >= PRUNE_MIN_CHARS:
+        size = min(size, DESCRIPTION_MAX_CHARS)
+    size = min(size, CONTENT_MAX + 60)
+    for call in msg.get("tool_calls") or ():
+        fn = call.get("function") if isinstance(call, dict) else None
+        args = fn.get("arguments") if isinstance(fn, dict) else None
+        size += min(len(args) if isinstance(args, str) else TOOL_ARGS_MAX, TOOL_ARGS_MAX + 60)
+    return size
 
 
 def _redacted(msg: Message) -> Message:
@@ -61,24 +75,29 @@ def _redacted(msg: Message) -> Message:
     return msg
 
 
-def summary_turns(turns: list[Message], max_chars: int = SUMMARY_INPUT_MAX_CHARS) -> list[Message]:
-    """The turns as the summarizer will see them: capped, bounded in total, redacted."""
-    light = [_light(m) for m in turns]
-    sizes = [_size(m) for m in light]
-    total = sum(sizes)
-    if total > max_chars:
+def summary_turns(turns: list[Message], tools: ToolIndex, max_chars: int = SUMMARY_INPUT_MAX_CHARS) -> list[Message]:
+    """The turns as the summarizer will see them: old tool outputs pruned to one line
+    (step 1), each message capped, the whole bounded, then redacted.
+
+    Which turns fit is decided from cheap size bounds first, so pruning, copying and
+    redaction run only on what is sent: the cost stays bounded however long the span.
+    """
+    sizes = [_estimated_size(m) for m in turns]
+    i, j = len(turns), len(turns)
+    if sum(sizes) > max_chars:
         head_budget = int(max_chars * SUMMARY_INPUT_HEAD_SHARE)
-        tail_budget = max_chars - head_budget
         i, used = 0, 0
-        while i < len(light) and used + sizes[i] <= head_budget:
+        while i < len(turns) and used + sizes[i] <= head_budget:
             used += sizes[i]
             i += 1
-        j, used = len(light), 0
-        while j > i and used + sizes[j - 1] <= tail_budget:
+        j, used = len(turns), 0
+        while j > i and used + sizes[j - 1] <= max_chars - head_budget:
             used += sizes[j - 1]
             j -= 1
+    selected = [_light(prune_message(m, tools, shrink_args=False)) for m in turns[:i]]
+    if j > i:
         omitted = sum(sizes[i:j])
-        note = {"role": "system",
-                "content": f"[{j - i} turns ({omitted} chars) omitted here to bound the summary input]"}
-        light = [*light[:i], note, *light[j:]]
-    return [_redacted(m) for m in light]
+        selected.append({"role": "system",
+                         "content": f"[{j - i} turns (about {omitted} chars) omitted here to bound the summary input]"})
+        selected += [_light(prune_message(m, tools, shrink_args=False)) for m in turns[j:]]
+    return [_redacted(m) for m in selected]

@@ -15,6 +15,8 @@ from hermes_compressor.constants import (
     ARGS_LEAF_MAX_CHARS,
     ARGS_SHRINK_MIN_CHARS,
     DUPLICATE_TOOL_OUTPUT,
+    ERROR_SCAN_HEAD,
+    ERROR_SCAN_TAIL,
     PRUNE_MIN_CHARS,
     PRUNED_TOOL_PREFIX,
 )
@@ -51,9 +53,10 @@ def describe_tool_output(name: str, output: str) -> str:
     The call's arguments stay on the assistant message just before it, so they are not repeated.
     """
     lines = output.count("\n") + 1
-    first = next((ln for ln in output[:2000].splitlines() if ln.strip()), "")
-    line = f"{PRUNED_TOOL_PREFIX} {name} -> {len(output)} chars, {lines} lines; began: {_clip(first, 100)}"
-    hit = ERROR_LINE_RE.search(output, 0, 4000) or ERROR_LINE_RE.search(output, max(0, len(output) - 2000))
+    first = next((ln for ln in output[:400].splitlines() if ln.strip()), "")
+    line = f"{PRUNED_TOOL_PREFIX} {name[:60]} -> {len(output)} chars, {lines} lines; began: {_clip(first, 100)}"
+    tail_from = max(ERROR_SCAN_HEAD, len(output) - ERROR_SCAN_TAIL)
+    hit = ERROR_LINE_RE.search(output, 0, ERROR_SCAN_HEAD) or ERROR_LINE_RE.search(output, tail_from)
     if hit:
         start = output.rfind("\n", 0, hit.start()) + 1
         end = output.find("\n", hit.end())
