@@ -84,9 +84,8 @@ def test_lock_of_a_killed_holder_never_blocks(tmp_path: Path) -> None:
     holder.send_signal(signal.SIGKILL)
     holder.wait(timeout=10)
     assert (tmp_path / "MEMORY.md.lock").exists()  # the stale lock file is still there
-    started = time.monotonic()
+    # Same 0.3 s lock timeout as above: success proves the dead holder's lock is gone.
     assert run_memory_tool(store, {"action": "add", "content": "after the crash"})["success"]
-    assert time.monotonic() - started < 0.3
     assert store.entries("memory") == ["after the crash"]
 
 
