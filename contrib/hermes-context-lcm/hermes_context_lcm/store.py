@@ -191,10 +191,19 @@ def search_text(msg: Message) -> str:
     return "\n".join(p for p in parts if p)
 
 
+_PLAIN_META: dict[str, str] = {}
+
+
 def split_message(msg: Message) -> tuple[str | None, str]:
     """``(content, meta)``: a string content apart, the rest as JSON with a placeholder."""
     content = msg.get("content")
     if isinstance(content, str):
+        role = msg.get("role")
+        if len(msg) == 2 and isinstance(role, str) and next(iter(msg)) == "role":  # the common shape, cached
+            meta = _PLAIN_META.get(role)
+            if meta is None:
+                meta = _PLAIN_META.setdefault(role, json.dumps({"role": role, "content": None}, ensure_ascii=False))
+            return content, meta
         return content, json.dumps({**msg, "content": None}, ensure_ascii=False)
     return None, json.dumps(msg, ensure_ascii=False, default=str)
 
@@ -203,7 +212,7 @@ class SQLiteStore:
     """The embedded store. Thread-safe (one connection behind a lock); many processes may
     share the file (WAL, ``BEGIN IMMEDIATE`` writes, a busy timeout)."""
 
-    def __init__(self, path: Path | str, *, busy_timeout_ms: int = 5000, index_batch: int = 256) -> None:
+    def __init__(self, path: Path | str, *, busy_timeout_ms: int = 5000, index_batch: int = 512) -> None:
         self.path = str(path)
         self.index_batch = index_batch
         self._lock = threading.RLock()
