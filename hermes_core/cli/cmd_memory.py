@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     for edit in (add, replace, remove):
         edit.add_argument("--target", choices=TARGETS, default="memory", help="which store (default: memory)")
+        edit.add_argument("--json", action="store_true", help="accepted for scripts; edits always print JSON")
     p.set_defaults(run=run, memory_parser=p)
 
 

@@ -36,7 +36,7 @@ def test_add_replace_remove_and_show(hermes_home: Path, capsys: Any) -> None:
     code, out, _ = run(capsys, "show", "--target", "user", "--json")
     assert code == 0 and json.loads(out)["entries"] == ["Name: Ada"]
 
-    code, out, _ = run(capsys, "remove", "uv 0.5")
+    code, out, _ = run(capsys, "remove", "uv 0.5", "--json")
     assert code == 0 and json.loads(out)["entry_count"] == 0
     assert (hermes_home / "memories" / "MEMORY.md").read_text(encoding="utf-8") == ""
 
