@@ -176,6 +176,7 @@ class LCMEngine(ContextEngine):
             except Exception as exc:
                 log.warning("LCM: compaction failed: %s: %s", type(exc).__name__, exc)
                 result, note, source = messages, f"compaction failed: {type(exc).__name__}: {exc}", "none"
+                self._covered = None  # re-read what was summarized before the failure
             changed = result is not messages
             if changed:
                 self.compression_count += 1

@@ -207,3 +207,30 @@ def test_concurrent_sessions_write_one_store(make_engine: Any, tmp_path: Path) -
         assert len(covered) > 100
         hits = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "task", "target": "messages"}) or "{}")
         assert {h["session_id"] for h in hits["results"]} == {f"proc{n}"}
+
+
+def test_store_failure_in_the_middle_of_a_compaction(tmp_path: Path) -> None:
+    from hermes_context_lcm.store import SQLiteStore, StoreError
+
+    from hermes_core.config import HermesConfig
+    from hermes_core.plugin_context import PluginContext
+
+    class Flaky(SQLiteStore):
+        fail_after = 2
+
+        def add_summary(self, summary: Any, children: Any = ()) -> int:
+            if self.fail_after <= 0:
+                raise StoreError(f"{self.path}: cannot write: database or disk is full", "full")
+            self.fail_after -= 1
+            return super().add_summary(summary, children)
+
+    store = Flaky(tmp_path / "lcm.db")
+    config = HermesConfig.model_validate({"model": {"context_length": 4000}})
+    engine = LCMEngine(PluginContext(home=tmp_path, config=config, extras={"lcm_store": store}))
+    engine.on_session_start("flaky")
+    messages = loop(120)
+    after = engine.compress(messages)
+    assert after is messages and "disk is full" in engine.last_compaction_note
+    store.fail_after = 10_000
+    after = engine.compress(messages)
+    assert after is not messages and not api_problems(after) and all_covered(engine)
