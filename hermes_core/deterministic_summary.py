@@ -59,6 +59,8 @@ _NEXT_RE = re.compile(r"^\s*(?:[-*]\s*\[ \]|todo\b|next step|next,|remaining|sti
 _SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]?")
 
 Message = dict[str, Any]
+_NO_GOAL = "Not stated in the compacted turns; the user's request is kept verbatim in the conversation."
+_PLACEHOLDERS = {"None.", _NO_GOAL}
 
 
 def _clip(text: str, limit: int) -> str:
@@ -174,7 +176,7 @@ class _Digest:
         name, target = calls.get(call_id, ("tool", ""))
         _, marker, described = text.partition("; error: ")  # an engine's one-line description
         head = described if marker else text[:2000]
-        error_line = next((ln.strip() for ln in head.splitlines() if ERROR_LINE_RE.search(ln)), "")
+        error_line = " | ".join([ln.strip() for ln in head.splitlines() if ERROR_LINE_RE.search(ln)][:2])
         if error_line:
             self.errors.append(f"{name} {_clip(target, 80)}: {_clip(error_line, 200)}".strip())
         self.actions.append(f"{name} {target} — {'failed' if error_line else 'ok'}".strip())
@@ -200,8 +202,9 @@ def _parse_previous(summary: str) -> tuple[dict[str, list[str]], str]:
             if current is None:
                 loose.append(line)
             continue
-        if line.strip():
-            (current if current is not None else loose).append(line.strip())
+        text = line.strip().removeprefix("- ")
+        if text and text not in _PLACEHOLDERS:
+            (current if current is not None else loose).append(text)
     return sections, "\n".join(loose)
 
 
@@ -212,8 +215,7 @@ def build_summary(request: SummaryRequest, note: str = "") -> str:
     out: dict[str, list[str]] = {name: list(prev.get(name, ())) for name in SECTIONS}
 
     if not out["Goal"]:
-        out["Goal"] = [_clip(d.user_asks[0], 600)] if d.user_asks else [
-            "Not stated in the compacted turns; the user's request is kept verbatim in the conversation."]
+        out["Goal"] = [_clip(d.user_asks[0], 600)] if d.user_asks else [_NO_GOAL]
     out["Constraints & Preferences"] += _uniq(d.constraints, 8)
     progress = [f"Done: {a}" for a in _uniq(d.actions, 15)]
     hidden = len(d.actions) - min(len(d.actions), 15)
@@ -222,6 +224,9 @@ def build_summary(request: SummaryRequest, note: str = "") -> str:
     if d.last_assistant:
         progress.append(f"In progress (last assistant message): {_clip(d.last_assistant, 400)}")
     progress += [f"Blocked/error: {e}" for e in _uniq(d.errors, 6)]
+    if d.last_assistant:  # the earlier in-progress state is history now
+        out["Progress (Done / In Progress / Blocked)"] = [
+            ln for ln in out["Progress (Done / In Progress / Blocked)"] if not ln.startswith("In progress")]
     out["Progress (Done / In Progress / Blocked)"] += progress
     out["Key Decisions"] += _uniq(d.decisions, 6)
     out["Resolved Questions"] += _uniq(d.resolved, 5)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_compressor.boundaries import Plan, last_real_user, plan
 from hermes_compressor.constants import (
@@ -33,6 +33,9 @@ from hermes_core.summarize import SummaryError, SummaryRequest
 from hermes_core.summary_client import DeterministicSummarizer
 from hermes_core.tokens import estimate_message_tokens
 
+if TYPE_CHECKING:
+    from hermes_core import PluginContext
+
 log = logging.getLogger("hermes_compressor")
 
 Message = dict[str, Any]
@@ -42,7 +45,7 @@ ABORT_KINDS = ("auth", "quota", "connection")
 class CompressorEngine(ContextEngine):
     """Summarizing compaction with a protected head and a token-budgeted tail."""
 
-    def __init__(self, ctx: Any = None) -> None:
+    def __init__(self, ctx: PluginContext | None = None) -> None:
         if ctx is None:
             from hermes_core import PluginContext
 
@@ -111,6 +114,10 @@ class CompressorEngine(ContextEngine):
         if blocked:
             self.last_compaction_note = blocked
         return not blocked
+
+    def should_compress_preflight(self, messages: list[Message]) -> bool:
+        """The rough estimate reaches the threshold and automatic compaction is not paused."""
+        return super().should_compress_preflight(messages) and not self._blocked()
 
     def on_session_reset(self) -> None:
         super().on_session_reset()

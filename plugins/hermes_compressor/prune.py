@@ -47,6 +47,11 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _line_at(text: str, pos: int) -> str:
+    end = text.find("\n", pos)
+    return text[text.rfind("\n", 0, pos) + 1: end if end != -1 else len(text)].strip()
+
+
 def describe_tool_output(name: str, output: str) -> str:
     """One line that says what an old tool call returned and how it ended (first error line).
 
@@ -55,12 +60,11 @@ def describe_tool_output(name: str, output: str) -> str:
     lines = output.count("\n") + 1
     first = next((ln for ln in output[:400].splitlines() if ln.strip()), "")
     line = f"{PRUNED_TOOL_PREFIX} {name[:60]} -> {len(output)} chars, {lines} lines; began: {_clip(first, 100)}"
-    tail_from = max(ERROR_SCAN_HEAD, len(output) - ERROR_SCAN_TAIL)
-    hit = ERROR_LINE_RE.search(output, 0, ERROR_SCAN_HEAD) or ERROR_LINE_RE.search(output, tail_from)
-    if hit:
-        start = output.rfind("\n", 0, hit.start()) + 1
-        end = output.find("\n", hit.end())
-        line += f"; error: {_clip(output[start: end if end != -1 else len(output)], 200)}"
+    hits = (ERROR_LINE_RE.search(output, 0, ERROR_SCAN_HEAD),
+            ERROR_LINE_RE.search(output, max(ERROR_SCAN_HEAD, len(output) - ERROR_SCAN_TAIL)))
+    errors = [_line_at(output, hit.start()) for hit in hits if hit]
+    if errors:
+        line += f"; error: {_clip(' | '.join(errors), 200)}"
     return line
 
 

@@ -252,3 +252,31 @@ def test_host_runs_the_compressor_by_default(make_host: Callable[..., Any], conv
     out = host.compress(messages, force=True)
     assert len(out) < len(messages)
     assert host.last_compaction is not None and host.last_compaction.summary_source == "deterministic"
+
+
+def test_summarizer_from_a_plugin_hook(make_host: Callable[..., Any], convo: Convo) -> None:
+    from hermes_core import hookimpl
+
+    class Backend:
+        name = "team-backend"
+
+        def summarize(self, request: SummaryRequest) -> SummaryResult:
+            return SummaryResult(text=f"## Goal\n- {len(request.turns)} turns via the team backend", source="llm")
+
+    class Plugin:
+        @hookimpl
+        def hermes_register_summarizers(self) -> list[tuple[str, Any]]:
+            return [("team", Backend())]
+
+    host = make_host(plugins=[Plugin()], **{"auxiliary.summarizer": "team", "model.context_length": 16_000})
+    out = host.compress(convo(), force=True)
+    assert any("via the team backend" in str(m.get("content")) for m in out)
+    assert host.last_compaction is not None and host.last_compaction.summary_source == "llm"
+
+
+def test_preflight_respects_the_breaker(make_engine: Engine, convo: Convo) -> None:
+    engine = make_engine()
+    messages = convo()
+    assert engine.should_compress_preflight(messages)
+    engine._ineffective = 2  # as after two ineffective passes
+    assert not engine.should_compress_preflight(messages)
