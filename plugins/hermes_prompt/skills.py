@@ -39,7 +39,7 @@ ORDER = 300
 LRU_SIZE = 8
 SNAPSHOT_NAME = ".skills_prompt_snapshot.json"
 SNAPSHOT_VERSION = 1
-HEAD_BYTES = 16384  # front matter lives at the top; never read whole skill files
+HEAD_BYTES = 8192  # front matter lives at the top; never read whole skill files
 MAX_DESCRIPTION = 240
 EXCLUDED_DIRS = frozenset({"node_modules", "__pycache__"})
 MAX_DIRS = 50_000  # a bound on the walk, whatever symlinks do
@@ -78,11 +78,9 @@ class _Scan:
         self.visited = 0
 
     def run(self) -> _Scan:
-        try:
-            real_root = os.path.realpath(self.root)
-            self.dirs["."] = os.stat(self.root).st_mtime_ns
-        except OSError:
+        if not self.root.is_dir():
             return self  # no skills dir: nothing to index, nothing to report
+        real_root = os.path.realpath(self.root)
         self._walk(str(self.root), real_root, "", frozenset({real_root}))
         return self
 
@@ -90,47 +88,55 @@ class _Scan:
         self.findings.append({"kind": "skipped", "path": path, "reason": reason})
 
     def _walk(self, path: str, real: str, rel: str, ancestors: frozenset[str]) -> None:
+        """Index the skills below a directory that is not itself a skill."""
         self.visited += 1
         if self.visited > MAX_DIRS:
             if self.visited == MAX_DIRS + 1:
                 self._skip(path, f"stopped after {MAX_DIRS:,} directories (symlinks multiplying the tree?)")
             return
         try:
+            self.dirs[rel or "."] = os.stat(path).st_mtime_ns
             entries = sorted(os.scandir(path), key=lambda e: e.name)
         except OSError as exc:
             self._skip(path, f"unreadable directory: {exc.strerror or type(exc).__name__}")
             return
-        names = {e.name for e in entries}
-        if rel and "SKILL.md" in names:
-            self._read_skill(path, rel)
-            return  # a skill's subfolders are its support files, not more skills
-        if rel:
-            try:
-                self.dirs[rel] = os.stat(path).st_mtime_ns
-            except OSError:
-                return
-        if rel and "DESCRIPTION.md" in names:
-            self._read_category(path, rel)
         for entry in entries:
-            if entry.name.startswith(".") or entry.name in EXCLUDED_DIRS:
+            name = entry.name
+            if name == "DESCRIPTION.md" and rel:
+                self._read_category(entry.path, rel)
+            if name.startswith(".") or name in EXCLUDED_DIRS:
                 continue
             try:
                 if not entry.is_dir():
                     continue
-                child_real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, entry.name)
+                child_real = os.path.realpath(entry.path) if entry.is_symlink() else f"{real}/{name}"
             except OSError:
                 continue
             if child_real in ancestors:
                 self._skip(entry.path, f"symlink loop (points back to {child_real})")
                 continue
-            child_rel = f"{rel}/{entry.name}" if rel else entry.name
-            self._walk(entry.path, child_real, child_rel, ancestors | {child_real})
+            child_rel = f"{rel}/{name}" if rel else name
+            if not self._read_skill(entry.path, child_rel):  # a skill's subfolders are support files
+                self._walk(entry.path, child_real, child_rel, ancestors | {child_real})
 
-    def _head(self, path: str, rel: str) -> str | None:
+    def _head(self, path: str, rel: str, probe: bool = False) -> str | bool | None:
+        """The first bytes of a file as text, recording its manifest entry; None if unusable.
+
+        With ``probe``, a missing file (or a directory in its place) gives False instead of
+        a finding: trying the open is cheaper than asking first.
+        """
         try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                data = fh.read(HEAD_BYTES)
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                st = os.fstat(fd)
+                data = os.read(fd, HEAD_BYTES)
+            finally:
+                os.close(fd)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            if probe:
+                return False
+            self._skip(path, "unreadable: not a regular file")
+            return None
         except OSError as exc:
             self._skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
             return None
@@ -140,10 +146,10 @@ class _Scan:
             return None
         return data.decode("utf-8-sig", errors="replace")
 
-    def _meta(self, path: str, rel: str) -> dict[str, Any] | None:
-        head = self._head(path, rel)
-        if head is None:
-            return None
+    def _meta(self, path: str, rel: str, probe: bool = False) -> dict[str, Any] | bool | None:
+        head = self._head(path, rel, probe)
+        if not isinstance(head, str):
+            return head
         try:
             block, _body = front_matter.split(head)
             return front_matter.parse(block) if block is not None else {}
@@ -151,10 +157,13 @@ class _Scan:
             self._skip(path, f"malformed front matter: {exc}")
             return None
 
-    def _read_skill(self, folder: str, rel: str) -> None:
-        meta = self._meta(os.path.join(folder, "SKILL.md"), f"{rel}/SKILL.md")
-        if meta is None:
-            return
+    def _read_skill(self, folder: str, rel: str) -> bool:
+        """Index ``folder`` if it holds SKILL.md; False when it is not a skill folder."""
+        meta = self._meta(f"{folder}/SKILL.md", f"{rel}/SKILL.md", probe=True)
+        if meta is False:
+            return False
+        if not isinstance(meta, dict):
+            return True  # a skill, but unusable: already reported
         top = rel.split("/", 1)[0] if "/" in rel else "general"
         platforms = meta.get("platforms")
         self.skills.append({
@@ -164,10 +173,11 @@ class _Scan:
             "path": folder,
             "platforms": [str(p).lower() for p in platforms] if isinstance(platforms, list) else [],
         })
+        return True
 
-    def _read_category(self, folder: str, rel: str) -> None:
-        meta = self._meta(os.path.join(folder, "DESCRIPTION.md"), f"{rel}/DESCRIPTION.md")
-        if meta and _text(meta.get("description")):
+    def _read_category(self, path: str, rel: str) -> None:
+        meta = self._meta(path, f"{rel}/DESCRIPTION.md")
+        if isinstance(meta, dict) and _text(meta.get("description")):
             self.categories[rel.split("/", 1)[0]] = _text(meta.get("description"))
 
 
@@ -182,13 +192,13 @@ def _text(value: Any) -> str:
 
 
 def _manifest_valid(root: Path, manifest: dict[str, Any]) -> bool:
-    base = str(root)
+    prefix, stat = f"{root}/", os.stat  # plain concatenation: this loop runs once per skill
     try:
         for rel, mtime in manifest["dirs"].items():
-            if os.stat(base if rel == "." else os.path.join(base, rel)).st_mtime_ns != mtime:
+            if stat(str(root) if rel == "." else prefix + rel).st_mtime_ns != mtime:
                 return False
         for rel, (mtime, size) in manifest["files"].items():
-            st = os.stat(os.path.join(base, rel))
+            st = stat(prefix + rel)
             if st.st_mtime_ns != mtime or st.st_size != size:
                 return False
     except (OSError, KeyError, TypeError, ValueError):
