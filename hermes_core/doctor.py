@@ -244,24 +244,15 @@ def check_auxiliary(config: HermesConfig, timeout: float) -> Iterator[Finding]:
 
 
 def check_prompt(host: PluginHost, cwd: Path) -> tuple[list[Finding], list[PromptPart]]:
+    from hermes_core.prompt import build_system_prompt
     from hermes_core.records import PromptContext
 
     ctx = PromptContext(home=host.home, cwd=cwd, platform=host.config.prompt.platform,
                         model=host.config.model.name, config=host.config,
                         memory_blocks=tuple(host.memory.system_prompt_blocks()))
-    try:
-        from hermes_core.prompt import build_system_prompt
-    except ImportError:  # the prompt builder has not landed: the plugins' sections are the prompt
-        sections = host.prompt_sections(ctx)
-    else:
-        sections = list(build_system_prompt(host, ctx).sections)
-    findings: list[Finding] = []
-    for section in sections:
-        for item in section.findings:
-            findings.append(_section_finding(section.name, section.source, item))
-    parts = [PromptPart(s.name, len(s.text), estimate_text_tokens(s.text), s.source) for s in sections]
-    parts += [PromptPart(f"memory block {i + 1}", len(b), estimate_text_tokens(b), "memory provider")
-              for i, b in enumerate(ctx.memory_blocks) if not any(b == s.text for s in sections)]
+    sections = build_system_prompt(host, ctx).sections
+    findings = [_section_finding(s.name, s.source, item) for s in sections for item in s.findings]
+    parts = [PromptPart(s.name, len(s.text), estimate_text_tokens(s.text), s.source) for s in sections if s.text]
     total = sum(p.tokens for p in parts)
     window = host.config.model.context_length
     level: Level = "warn" if total > window * PROMPT_SHARE_WARN else "ok"
@@ -276,12 +267,18 @@ def check_prompt(host: PluginHost, cwd: Path) -> tuple[list[Finding], list[Promp
 
 def _section_finding(section: str, source: str, item: dict[str, Any]) -> Finding:
     """A prompt section's finding (blocked, truncated, skipped) as a doctor finding."""
-    kind = str(item.get("kind") or item.get("type") or item.get("action") or "note")
-    where = item.get("path") or item.get("file") or source or section
-    detail = item.get("message") or item.get("reason") or ", ".join(
-        f"{k}={v}" for k, v in item.items() if k not in ("kind", "type", "action", "path", "file"))
-    level: Level = "warn" if kind.lower() in ("blocked", "skipped", "error", "unreadable") else "info"
-    fixes = {"blocked": f"review {where}: remove the flagged lines if they are not yours",
-             "truncated": "shorten the file or raise prompt.context_file_max_chars"}
-    fix = str(item.get("fix") or fixes.get(kind.lower(), f"see {where}"))
-    return Finding("context files", level, f"{section}: {kind} {where}: {detail}".strip(), fix)
+    kind = str(item.get("kind") or "note")
+    where = item.get("path") or source or section
+    if kind == "truncated" and "omitted" in item:
+        detail = f"{int(item.get('chars', 0)):,} chars, {int(item['omitted']):,} cut from the middle"
+    else:
+        detail = str(item.get("message") or item.get("reason") or "")
+    if item.get("pattern_ids"):
+        detail += f" (patterns: {', '.join(map(str, item['pattern_ids']))})"
+    unreadable = kind == "skipped" and Path(str(where)).is_file()
+    fixes = {"blocked": f"review {where}: remove the flagged lines, or rephrase them if they are legitimate",
+             "truncated": "shorten the file or raise prompt.context_file_max_chars",
+             "skipped": f"check that {where} is a readable UTF-8 text file" if unreadable else ""}
+    level: Level = "warn" if kind == "blocked" or unreadable else "info"
+    return Finding("context files", level, f"{section}: {kind} {where}: {detail}".rstrip(": "),
+                   str(item.get("fix") or fixes.get(kind, "")))

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hermes_core.fencing import build_memory_context_block
 from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
+from hermes_core.prompt import build_system_prompt
 from hermes_core.records import CompactionReport, PromptContext
 from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 
@@ -133,6 +134,7 @@ class Session:
         self.tools: list[dict[str, Any]] = []
         self._tool_tokens = 0
         self._token_cache: dict[int, tuple[Message, int]] = {}
+        self._compacted = False  # since the (re)start: the prompt then carries the compaction note
         self._begin(reason="start")
 
     @classmethod
@@ -288,7 +290,7 @@ class Session:
         self._end_for_providers()
         self.host.on_session_reset()
         self.id = session_id or uuid.uuid4().hex
-        self.messages, self.turn, self._compress_due = [], 0, False
+        self.messages, self.turn, self._compress_due, self._compacted = [], 0, False, False
         self._seen_call_ids.clear()
         self._begin(reason="reset")
 
@@ -331,7 +333,7 @@ class Session:
         return PromptContext(
             home=self.host.home, cwd=self.cwd, platform=self.platform, model=self.host.config.model.name,
             config=self.host.config, memory_blocks=tuple(self.host.memory.system_prompt_blocks()),
-            compacted=bool(self.events.compactions),
+            compacted=self._compacted,
         )
 
     def _assemble(self, *, fence: bool) -> list[Message]:
@@ -398,6 +400,7 @@ class Session:
         )
         done = Compaction(self.turn, trigger, report)
         self.events.compactions.append(done)
+        self._compacted = True
         self._rebuild_prompt("compaction")
         return done
 
@@ -473,13 +476,7 @@ class Session:
 
 def build_prompt_text(host: PluginHost, ctx: PromptContext, instructions: str = "") -> str:
     """The system prompt text: the prompt builder's result plus the agent's instructions."""
-    try:
-        from hermes_core.prompt import build_system_prompt
-    except ImportError:  # the prompt builder has not landed: join the sections directly
-        parts = [s.text for s in host.prompt_sections(ctx) if s.text.strip()] + list(ctx.memory_blocks)
-        text = "\n\n".join(parts)
-    else:
-        text = build_system_prompt(host, ctx).text
+    text = build_system_prompt(host, ctx).text
     return "\n\n".join(part for part in (text, instructions.strip()) if part)
 
 
