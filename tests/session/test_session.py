@@ -244,3 +244,17 @@ def test_preflight_counts_the_tool_schemas(make_host: Any, tail_engine: type) ->
 def test_is_host_tool(session: Session) -> None:
     assert session.is_host_tool("memory") and session.is_host_tool("recall_search")
     assert not session.is_host_tool("bash")
+
+
+def test_compaction_note_appears_after_a_compaction_and_goes_with_reset(make_host: Any, tail_engine: type) -> None:
+    from hermes_core.prompt import COMPACTION_NOTE
+
+    host = make_host(plugins=[hermes_prompt], engines={"tail": tail_engine}, **{"context.engine": "tail"})
+    session = Session(host)
+    session.start_turn("a")
+    session.add_response("b")
+    assert COMPACTION_NOTE not in session.start_turn("c").messages[0]["content"]
+    assert session.compact() is not None
+    assert COMPACTION_NOTE in session.request().messages[0]["content"]
+    session.reset()
+    assert COMPACTION_NOTE not in session.start_turn("d").messages[0]["content"]
