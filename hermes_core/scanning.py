@@ -217,7 +217,10 @@ THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((rx, pid) for pid, _cues, r
 
 _COMMENT_KEYWORDS_RX = re.compile("ignore|override|system|secret|hidden")
 _MODAL_RX = re.compile(_MODAL)
-_OBFUSCATION_RX = re.compile(r"[\U0001d400-\U0001d7ff]{3,}|(?:&#x?[0-9a-f]{2,6};){3,}", re.IGNORECASE)
+_OBFUSCATION_RXS = (  # letters spelled in mathematical alphanumerics, or as a run of character references
+    re.compile(r"[\U0001d400-\U0001d7ff]{3,}"),
+    re.compile(r"(?:&#x?[0-9a-f]{2,6};){3,}", re.IGNORECASE),
+)
 
 # -- invisible characters ------------------------------------------------------------------
 
@@ -258,16 +261,65 @@ _HOMOGLYPHS = str.maketrans(
     "аеорсухіјѕԁһӏԛԝвкмнтАВЕКМНОРСТУХІЈЅԜαορτυνικεΑΒΕΗΙΚΜΝΟΡΤΥΧΖ‘’‚‛“”„‟ʼ",
     "aeopcyxijsdhlqwbkmhtABEKMHOPCTYXIJSWaoptuvikeABEHIKMNOPTYXZ''''\"\"\"\"'",
 )
+_HOMOGLYPH_RX = re.compile("[" + "".join(chr(c) for c in _HOMOGLYPHS) + "]+")
 
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """Split a regex at its top-level ``|``.
+
+    Python's regex engine skips ahead quickly only when a pattern starts with a literal
+    or a character set; a top-level alternation or a leading ``\\b`` makes it try every
+    position. Compiling each alternative separately (and checking the word boundary in
+    Python, see :func:`_starts_word`) makes the scan several times faster.
+    """
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return [*parts, pattern[start:]]
+
+
+def _compile(rx: str) -> tuple[re.Pattern[str], bool]:
+    bounded = rx.startswith("\\b")
+    return re.compile(rx[2:] if bounded else rx, re.MULTILINE), bounded
+
+
+_ALL_CUES = frozenset(cue for _pid, cues, _rx in THREAT_RULES for cue in cues.split("|"))
 _COMPILED = tuple(
-    (tuple(cues.split("|")), re.compile(rx, re.MULTILINE), pid) for pid, cues, rx in THREAT_RULES
+    (frozenset(cues.split("|")), *_compile(alt), pid)
+    for pid, cues, rx in THREAT_RULES
+    for alt in _alternatives(rx)
 )
+
+
+def _starts_word(text: str, pos: int) -> bool:
+    """What a leading ``\\b`` asserted: no word character right before ``pos``."""
+    return pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")
 
 
 def fold(text: str) -> str:
     """The text patterns see: no invisible characters, NFKC, homoglyphs mapped to Latin."""
+    if text.isascii():  # the common case: nothing to fold
+        return text
     stripped = _INVISIBLE_RX.sub("", text)
-    return unicodedata.normalize("NFKC", stripped).translate(_HOMOGLYPHS)
+    if not unicodedata.is_normalized("NFKC", stripped):
+        stripped = unicodedata.normalize("NFKC", stripped)
+    return _HOMOGLYPH_RX.sub(lambda m: m.group(0).translate(_HOMOGLYPHS), stripped)
 
 
 class _Lines:
@@ -301,6 +353,8 @@ def _char_label(ch: str) -> str:
 def _invisible_findings(text: str, lines: _Lines) -> list[Finding]:
     findings: list[Finding] = []
     start = 1 if text.startswith("\ufeff") else 0  # a leading BOM is encoding, not content
+    if text.isascii() or not _INVISIBLE_RX.search(text, start):  # one fast pass for the common case
+        return findings
     for rx, pid in _INVISIBLE_CHECKS:
         seen_lines: set[int] = set()
         for m in rx.finditer(text, start):
@@ -322,14 +376,17 @@ def scan_text(text: str) -> list[Finding]:
     raw_lines = _Lines(text)
     findings = _invisible_findings(text, raw_lines)
     seen: set[tuple[str, int]] = set()
-    for m in _OBFUSCATION_RX.finditer(text):
-        _add(findings, seen, "obfuscated_text", raw_lines(m.start()), m.group(0))
+    for rx in _OBFUSCATION_RXS:
+        for m in rx.finditer(text):
+            _add(findings, seen, "obfuscated_text", raw_lines(m.start()), m.group(0))
     folded = fold(text).lower()
     lines = _Lines(folded)
-    for cues, rx, pid in _COMPILED:
-        if any(cue in folded for cue in cues):
+    present = {cue for cue in _ALL_CUES if cue in folded}
+    for cues, rx, bounded, pid in _COMPILED:
+        if not cues.isdisjoint(present):
             for m in rx.finditer(folded):
-                _add(findings, seen, pid, lines(m.start()), m.group(0))
+                if not bounded or _starts_word(folded, m.start()):
+                    _add(findings, seen, pid, lines(m.start()), m.group(0))
     for pos, body in _comments(folded):
         # The seed's rule (a keyword inside a comment), and a long hidden comment giving orders.
         if (">" not in body and _COMMENT_KEYWORDS_RX.search(body)) or (len(body) >= 80 and _MODAL_RX.search(body)):
