@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_core.cli.output import CommandError, emit_json, progress, table
+from hermes_core.transcripts import TranscriptError
 
 if TYPE_CHECKING:
     from hermes_core.replay import ReplayResult
+    from hermes_core.transcripts import Transcript
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -21,21 +28,65 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--engine", metavar="NAME", help="context engine to use (default: context.engine)")
     p.add_argument("--json", action="store_true", help="machine-readable result")
     p.add_argument("--plot", type=Path, metavar="FILE.svg", help="draw prompt tokens per request as SVG")
+    p.add_argument("--live", action="store_true",
+                   help="use $HERMES_HOME itself: the transcript's memory writes and engine state are kept "
+                        "(default: a scratch copy that is thrown away)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from hermes_core.cli.common import host_from_args
-    from hermes_core.replay import Replayer
-    from hermes_core.transcripts import TranscriptError, load_transcript
+    from hermes_core.paths import hermes_home
+    from hermes_core.transcripts import load_transcript
 
     if args.context_length is not None and args.context_length <= 0:
         raise CommandError("--context-length must be a positive number of tokens", code=2)
     try:
         transcript = load_transcript(args.file)
-        host = host_from_args(args)
+    except TranscriptError as exc:
+        raise CommandError(str(exc)) from None
+    if args.live:
+        return replay_and_report(args, transcript)
+    with scratch_home(hermes_home()) as scratch:
+        return replay_and_report(args, transcript, scratch)
+
+
+@contextmanager
+def scratch_home(home: Path) -> Iterator[Path]:
+    """A throw-away ``$HERMES_HOME`` seeded from ``home``: config, identity, memories, skills, plugins.
+
+    Replaying someone's session must not write its memory calls into the user's own store.
+    Small files are copied; skills and drop-in plugins (read here) are linked.
+    """
+    with tempfile.TemporaryDirectory(prefix="hermes-replay-") as tmp:
+        scratch = Path(tmp)
+        for name in ("config.yaml", "SOUL.md"):
+            if (home / name).is_file():
+                shutil.copy2(home / name, scratch / name)
+        if (home / "memories").is_dir():
+            shutil.copytree(home / "memories", scratch / "memories", ignore=shutil.ignore_patterns("*.lock", "*.tmp"))
+        for name in ("skills", "plugins"):
+            if (home / name).is_dir():
+                (scratch / name).symlink_to(home / name, target_is_directory=True)
+        previous = os.environ.get("HERMES_HOME")
+        os.environ["HERMES_HOME"] = str(scratch)
+        try:
+            yield scratch
+        finally:
+            if previous is None:
+                os.environ.pop("HERMES_HOME", None)
+            else:
+                os.environ["HERMES_HOME"] = previous
+
+
+def replay_and_report(args: argparse.Namespace, transcript: Transcript, scratch: Path | None = None) -> int:
+    from hermes_core.cli.common import host_from_args
+    from hermes_core.replay import Replayer
+
+    host = host_from_args(args)
+    try:
         replayer = Replayer(transcript, host, session_id=f"replay-{args.file.stem}")
     except TranscriptError as exc:
+        host.close()
         raise CommandError(str(exc)) from None
     interrupted = False
     try:
@@ -48,9 +99,11 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         args.plot.write_text(render_svg(result), encoding="utf-8")
     if args.json:
-        emit_json(result.to_dict())
+        emit_json({**result.to_dict(), "home": "live" if scratch is None else "scratch"})
     else:
         print_timeline(result)
+        if scratch is None:
+            print("home: live ($HERMES_HOME); memory writes and engine state from this replay were kept")
         if args.plot:
             print(f"plot written to {args.plot}")
     if interrupted:

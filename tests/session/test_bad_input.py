@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -203,3 +204,20 @@ def test_replay_example_file_from_cli(tmp_path: Path, capsys: pytest.CaptureFixt
     root = ET.fromstring(svg.read_text())
     assert root.tag.endswith("svg") and any(el.tag.endswith("polyline") for el in root)
     assert main(["replay", str(example), "--context-length", "0"]) == 2
+
+
+def test_replay_uses_a_scratch_home_unless_live(tmp_path: Path, hermes_home: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    (hermes_home / "memories").mkdir(mode=0o700)
+    (hermes_home / "memories" / "MEMORY.md").write_text("Existing note")
+    (hermes_home / "config.yaml").write_text("model:\n  name: from-config\n")
+    path = write_transcript(tmp_path / "t.json", conversation(2))
+    assert main(["replay", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["home"] == "scratch" and [len(t["memory_writes"]) for t in data["turns"]] == [1, 1]
+    assert (hermes_home / "memories" / "MEMORY.md").read_text() == "Existing note"  # untouched
+    assert os.environ["HERMES_HOME"] == str(hermes_home)
+    assert main(["replay", str(path), "--live"]) == 0
+    assert "home: live" in capsys.readouterr().out
+    memory = (hermes_home / "memories" / "MEMORY.md").read_text()
+    assert "Existing note" in memory and "Fact number 1 is true" in memory

@@ -74,7 +74,7 @@ def test_sigint_stops_replay_cleanly(tmp_path: Path) -> None:
     path.write_text(json.dumps(transcript(30)))
     log = home / "slow.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hermes_core", "replay", str(path)],
+        [sys.executable, "-m", "hermes_core", "replay", str(path), "--live"],
         env={**os.environ, "HERMES_HOME": str(home)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
