@@ -2,22 +2,27 @@
 
 Use it from any engine's tests::
 
-    from hermes_core.testing.engine_conformance import (
-        CONTEXT_LENGTHS, check_engine, corpus_cases, engine_factory)
+    from hermes_core.testing.engine_conformance import check_engine, corpus_cases, engine_factory
+    from hermes_core.transcripts import load_transcript
 
-    factory = engine_factory(MyEngine, tmp_path)          # or any callable(context_length)
-    @pytest.mark.parametrize(("path", "context_length"), corpus_cases())
+    @pytest.mark.parametrize(("path", "context_length"), corpus_cases())  # corpus x 16k..128k
     def test_conformance(path, context_length, tmp_path):
-        problems = check_engine(engine_factory(MyEngine, tmp_path), load(path), context_length)
+        messages = load_transcript(path).messages
+        problems = check_engine(engine_factory(MyEngine, tmp_path), messages, context_length)
         assert not problems, "\\n".join(problems)
+
+``engine_factory(cls, home)`` builds the engine offline (deterministic summarizer) for a
+given context length; any ``callable(context_length) -> ContextEngine`` works instead.
+``corpus_cases()`` finds the corpus via ``$HERMES_CORPUS`` or ``shared/corpus/transcripts``
+above the current directory.
 
 :func:`check_engine` returns a list of human-readable problems (empty means conformant).
 It checks, on a fresh engine per phase: below the threshold ``compress()`` is a no-op;
 automatic and forced compaction give an API-valid list (``hermes_core.messages.api_problems``;
 as many adjacent same-role pairs as the input already had are excused: an engine may not
-add any, but need not rewrite the user's turns to remove them), keep the system message and the last user message
-verbatim, never mutate the input, and fit under the threshold or say why in
-``last_compaction_note``; compacting the result again keeps all of that.
+add any, but need not rewrite the user's turns to remove them), keep the system message
+and the last user message verbatim, never mutate the input, and fit under the threshold
+or say why in ``last_compaction_note``; compacting the result again keeps all of that.
 """
 
 from __future__ import annotations
