@@ -132,12 +132,16 @@ def expand_hint(messages: Sequence[Message], first: int, last: int) -> str:
     tools: Counter[str] = Counter()
     paths: dict[str, None] = {}
     for msg in messages:
+        texts = [text_of(msg.get("content"))[:500]]  # paths usually sit in calls and first lines
         for call in msg.get("tool_calls") or ():
             if isinstance(call, dict):
-                tools[str(call.get("function", {}).get("name") or "?")] += 1
-        for match in _PATH.findall(text_of(msg.get("content"))[:4000]):
-            if len(paths) < 6:
-                paths.setdefault(match, None)
+                fn = call.get("function") or {}
+                tools[str(fn.get("name") or "?")] += 1
+                texts.append(str(fn.get("arguments") or "")[:1000])
+        for text in texts:
+            for match in _PATH.findall(text):
+                if len(paths) < 6:
+                    paths.setdefault(match, None)
     parts = [f"messages msg_{first}-msg_{last}"]
     if tools:
         parts.append("tool calls " + ", ".join(f"{name} x{n}" for name, n in tools.most_common(5)))
