@@ -234,3 +234,30 @@ def test_store_failure_in_the_middle_of_a_compaction(tmp_path: Path) -> None:
     store.fail_after = 10_000
     after = engine.compress(messages)
     assert after is not messages and not api_problems(after) and all_covered(engine)
+
+
+def test_memory_provider_pre_compress_reaches_the_summary_through_the_host(make_host: Any) -> None:
+    from hermes_core.provider import MemoryProvider
+
+    class Notes(MemoryProvider):
+        @property
+        def name(self) -> str:
+            return "notes"
+
+        def is_available(self) -> tuple[bool, str]:
+            return True, ""
+
+        def initialize(self, session_id: str) -> None:
+            pass
+
+        def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
+            return f"NOTES: {len(messages)} messages leaving; user prefers tabs"
+
+    summarizer = Recording()
+    host = make_host(engines={"lcm": LCMEngine}, providers={"notes": Notes},
+                     **{"context.engine": "lcm", "memory.provider": "notes", "model.context_length": 8000})
+    host.engine.ctx.summarizer = summarizer
+    host.on_session_start("mem")
+    after = host.compress(loop(60), session_id="mem")
+    assert not api_problems(after)
+    assert summarizer.requests and "user prefers tabs" in summarizer.requests[0].extra_context
