@@ -229,9 +229,12 @@ class Session:
         An unknown tool or bad arguments give a JSON error result; the call is answered
         either way, so the history stays valid.
         """
+        call_id = str(call.get("id"))
+        if call_id not in self.open_tool_calls():  # checked first: a tool must not run for nothing
+            raise SessionError(f"no open tool call with id {call_id!r}")
         fn = call.get("function") or {}
         result = self.call_tool(str(fn.get("name") or ""), fn.get("arguments"))
-        self.add_tool_result(str(call.get("id")), result)
+        self.add_tool_result(call_id, result)
         return result
 
     def is_host_tool(self, name: str) -> bool:

@@ -111,6 +111,10 @@ def test_protocol_errors_leave_state_unchanged(session: Session) -> None:
         session.request()
     with pytest.raises(SessionError, match="no open tool call"):
         session.add_tool_result("nope", "{}")
+    write = json.dumps({"action": "add", "target": "memory", "content": "must not be written"})
+    with pytest.raises(SessionError, match="no open tool call"):
+        session.run_tool(call("stale", "memory", write))
+    assert not session.events.memory_writes
     with pytest.raises(SessionError):
         session.add_response({"role": "user", "content": "bad"})
     assert session.messages == before
