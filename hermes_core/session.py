@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -50,10 +49,6 @@ CompactionTrigger = Literal["preflight", "post-response", "manual"]
 #: How many preflight compactions may run before one call (each must make progress).
 MAX_PREFLIGHT_PASSES = 3
 INTERRUPTED_TOOL_RESULT = json.dumps({"error": "Tool call interrupted before it returned a result"})
-DEFAULT_NUDGE = (
-    "[System: several turns have passed since memory was last updated. If the user shared a "
-    "preference, correction or durable fact, save it with the memory tool.]"
-)
 
 
 class SessionError(RuntimeError):
@@ -171,7 +166,7 @@ class Session:
         self._turn_user_text = text
         self.host.memory.on_turn_start(self.turn, text)
         self._recall = self.host.memory.prefetch_all(text)
-        self._nudge = self._nudge_text(self.turn)
+        self._nudge = self.host.memory.nudge(self.turn) or ""
         return self.request()
 
     def request(self) -> Request:
@@ -449,19 +444,6 @@ class Session:
                 reply["content"] = ""
         return reply
 
-    def _nudge_text(self, turn: int) -> str:
-        nudge: Callable[[int], Any] | None = getattr(self.host.memory, "nudge", None)
-        if nudge is None:
-            return ""
-        try:
-            result = nudge(turn)
-        except Exception as exc:  # a nudge must never break a turn
-            log.warning("memory nudge failed: %s: %s", type(exc).__name__, exc)
-            return ""
-        if isinstance(result, str):
-            return result
-        return DEFAULT_NUDGE if result else ""
-
     def _note_memory_write(self, args: dict[str, Any], result: str) -> None:
         try:
             data = json.loads(result)
@@ -473,7 +455,7 @@ class Session:
         for op in batch if isinstance(batch, list) else [args]:
             if isinstance(op, dict) and op.get("action") in ("add", "replace", "remove"):
                 self.events.memory_writes.append(
-                    {"turn": self.turn, "action": op["action"], "target": op.get("target", "memory")}
+                    {"turn": self.turn, "action": op["action"], "target": args.get("target") or "memory"}
                 )
 
 
