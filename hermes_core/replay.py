@@ -254,8 +254,7 @@ class Replayer:
 
     def _answer_rest(self, record: TurnRecord) -> None:
         """Calls the transcript never answered go to the host's tool router."""
-        open_ids = set(self.session.open_tool_calls())
-        for cid in open_ids:
+        for cid in self.session.open_tool_calls():
             self.session.run_tool(self._calls[cid])
             record.notes.append(f"tool call {cid!r} had no recorded result; routed to the host")
 
