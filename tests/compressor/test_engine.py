@@ -243,6 +243,8 @@ def test_malformed_messages_do_not_escape(make_engine: Engine) -> None:
     out = engine.compress(messages, force=True)
     assert messages == before
     assert isinstance(out, list) and out[-1] == messages[-1]
+    assert api_problems(out) == []  # the orphan result dropped, unanswered calls stubbed, odd role summarized
+    assert engine.last_summary_source == "deterministic"
 
 
 def test_host_runs_the_compressor_by_default(make_host: Callable[..., Any], convo: Convo) -> None:
