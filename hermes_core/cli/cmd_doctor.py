@@ -13,8 +13,9 @@ MARKS = {"ok": "ok", "info": "info", "warn": "WARN", "error": "ERROR"}
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("doctor", help="diagnose memory, config, plugins, auxiliary model and prompt size")
     p.add_argument("--json", action="store_true", help="machine-readable findings")
-    p.add_argument("--cwd", type=Path, help="project directory whose context files to check (default: .)")
-    p.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for the auxiliary model (default 3)")
+    p.add_argument("--cwd", type=Path, metavar="DIR", help="project whose context files to check (default: .)")
+    p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS",
+                   help="how long to wait for the auxiliary model (default 3)")
     p.set_defaults(run=run)
 
 
