@@ -20,7 +20,7 @@ from typing import Any
 
 from hermes_core.records import PromptSection
 
-from .files import Skip, guarded, read_text, strip_front_matter
+from .files import Skip, load_guarded
 
 ORDER = 400
 HERMES_NAMES = (".hermes.md", "HERMES.md")
@@ -99,12 +99,12 @@ def context_files_section(cwd: Path, max_chars: int) -> PromptSection:
         parts: list[str] = []
         skipped: list[dict[str, Any]] = []
         for path in files:
-            loaded = read_text(path)
+            name = _display_name(path, cwd)
+            loaded = load_guarded(path, name, max_chars, strip_header=True)
             if isinstance(loaded, Skip):
                 skipped.append(loaded.finding())
                 continue
-            name = _display_name(path, cwd)
-            body, part_findings = guarded(strip_front_matter(loaded).strip(), name, path, max_chars)
+            body, part_findings = loaded
             findings.extend(part_findings)
             if body:
                 parts.append(f"## {name}\n\n{body}")

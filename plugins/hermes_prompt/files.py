@@ -7,6 +7,8 @@ becomes a ``Skip`` with a reason instead of an exception, so the prompt still bu
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from hermes_core.scanning import Finding, blocked_notice, pattern_ids, scan_text
 from . import front_matter
 
 MAX_READ_BYTES = 4 * 1024 * 1024  # larger files are not project instructions
+CACHE_SIZE = 32
 HEAD_RATIO = 0.7
 TAIL_RATIO = 0.2
 
@@ -85,3 +88,38 @@ def guarded(text: str, name: str, path: Path, max_chars: int) -> tuple[str, list
         }]
     text, cut = truncate(text, name, path, max_chars)
     return text, [cut] if cut else []
+
+
+_cache: OrderedDict[tuple[Any, ...], tuple[str, list[dict[str, Any]]]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def load_guarded(
+    path: Path, name: str, max_chars: int, *, strip_header: bool
+) -> tuple[str, list[dict[str, Any]]] | Skip:
+    """Read, strip front matter (``strip_header``), scan and cap a file; remembered per
+    (path, inode, mtime, size, cap).
+
+    The prompt is rebuilt after every compaction; scanning a large context file again
+    each time would cost tens of milliseconds for the same answer. Files that could not
+    be used are not remembered: a permission fix does not change the mtime.
+    """
+    try:
+        st = path.stat()
+    except OSError as exc:
+        return Skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
+    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size, name, max_chars, strip_header)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit[0], [dict(f) for f in hit[1]]
+    loaded = read_text(path)
+    if isinstance(loaded, Skip):
+        return loaded
+    text, findings = guarded((strip_front_matter(loaded) if strip_header else loaded).strip(), name, path, max_chars)
+    with _cache_lock:
+        _cache[key] = (text, findings)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return text, [dict(f) for f in findings]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hermes_core.records import PromptSection
 
-from .files import Skip, guarded, read_text
+from .files import Skip, load_guarded
 
 ORDER = 100
 DEFAULT_AGENT_IDENTITY = (
@@ -27,11 +27,11 @@ def identity_section(home: Path, max_chars: int) -> PromptSection:
     path = home / "SOUL.md"
     if not path.exists():
         return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default")
-    loaded = read_text(path)
+    loaded = load_guarded(path, "SOUL.md", max_chars, strip_header=False)
     if isinstance(loaded, Skip):
         return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default",
                              findings=[loaded.finding()])
-    text, findings = guarded(loaded.strip(), "SOUL.md", path, max_chars)
+    text, findings = loaded
     if not text:
         return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default")
     if any(f["kind"] == "blocked" for f in findings):

@@ -38,7 +38,7 @@ log = logging.getLogger("hermes_prompt.skills")
 ORDER = 300
 LRU_SIZE = 8
 SNAPSHOT_NAME = ".skills_prompt_snapshot.json"
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
 HEAD_BYTES = 8192  # front matter lives at the top; never read whole skill files
 MAX_DESCRIPTION = 240
 EXCLUDED_DIRS = frozenset({"node_modules", "__pycache__"})
@@ -49,7 +49,10 @@ HEADER = (
     "load it with skill_view(name) and follow its instructions.\n\n"
 )
 
-Skill = dict[str, Any]  # {"name", "description", "category", "path", "platforms"}
+# [name, description, category, folder, platforms]: a list, not a dict, because the snapshot
+# of 1,000 skills is parsed on every cold session start and lists parse faster.
+Skill = list[Any]
+NAME, DESCRIPTION, CATEGORY, FOLDER, PLATFORMS = range(5)
 Finding = dict[str, Any]
 
 _lru: OrderedDict[tuple[Any, ...], tuple[str, tuple[Finding, ...]]] = OrderedDict()
@@ -166,13 +169,13 @@ class _Scan:
             return True  # a skill, but unusable: already reported
         top = rel.split("/", 1)[0] if "/" in rel else "general"
         platforms = meta.get("platforms")
-        self.skills.append({
-            "name": _text(meta.get("name")) or os.path.basename(folder),
-            "description": _text(meta.get("description")),
-            "category": _text(meta.get("category")) or top,
-            "path": folder,
-            "platforms": [str(p).lower() for p in platforms] if isinstance(platforms, list) else [],
-        })
+        self.skills.append([
+            _text(meta.get("name")) or os.path.basename(folder),
+            _text(meta.get("description")),
+            _text(meta.get("category")) or top,
+            folder,
+            [str(p).lower() for p in platforms] if isinstance(platforms, list) else [],
+        ])
         return True
 
     def _read_category(self, path: str, rel: str) -> None:
@@ -228,7 +231,7 @@ def save_snapshot(home: Path, scan: _Scan) -> None:
     }
     tmp = home / f"{SNAPSHOT_NAME}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
-        tmp.write_text(json.dumps(snap, ensure_ascii=False), encoding="utf-8")
+        tmp.write_text(json.dumps(snap, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
         os.replace(tmp, home / SNAPSHOT_NAME)
     except OSError as exc:
         log.debug("skills snapshot not written: %s", exc)
@@ -242,17 +245,16 @@ def render(skills: list[Skill], categories: dict[str, str], platform: str) -> st
     """The seed's format: categories, then ``- name: description``, both sorted."""
     by_category: dict[str, list[Skill]] = {}
     for skill in skills:
-        if not skill["platforms"] or platform in skill["platforms"]:
-            by_category.setdefault(skill["category"], []).append(skill)
+        if not skill[PLATFORMS] or platform in skill[PLATFORMS]:
+            by_category.setdefault(skill[CATEGORY], []).append(skill)
     if not by_category:
         return ""
     lines = [HEADER + "<available_skills>"]
     for category in sorted(by_category):
         desc = categories.get(category)
         lines.append(f"  {category}: {desc}" if desc else f"  {category}:")
-        for skill in sorted(by_category[category], key=lambda s: s["name"]):
-            lines.append(f"    - {skill['name']}: {skill['description']}" if skill["description"]
-                         else f"    - {skill['name']}")
+        for name, description, *_rest in sorted(by_category[category], key=lambda s: s[NAME]):
+            lines.append(f"    - {name}: {description}" if description else f"    - {name}")
     lines.append("</available_skills>")
     return "\n".join(lines)
 
@@ -262,11 +264,12 @@ def _merge(local: list[Skill], external: list[list[Skill]], findings: list[Findi
     merged: dict[str, Skill] = {}
     for group, skills in [("local", local)] + [("external", e) for e in external]:
         for skill in skills:
-            if skill["name"] in merged:
-                findings.append({"kind": "skipped", "path": skill["path"], "reason":
-                                 f"{group} skill '{skill['name']}' shadowed by {merged[skill['name']]['path']}"})
+            name = skill[NAME]
+            if name in merged:
+                findings.append({"kind": "skipped", "path": skill[FOLDER],
+                                 "reason": f"{group} skill '{name}' shadowed by {merged[name][FOLDER]}"})
             else:
-                merged[skill["name"]] = skill
+                merged[name] = skill
     return list(merged.values())
 
 

@@ -10,10 +10,11 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def fresh_skills_cache() -> Iterator[None]:
-    """The skills LRU is process-wide; every test starts and ends without it."""
-    from hermes_prompt import skills
+    """The skills LRU and the context-file cache are process-wide; every test starts without them."""
+    from hermes_prompt import files, skills
 
     skills.invalidate()
+    files._cache.clear()
     yield
     skills.invalidate()
 

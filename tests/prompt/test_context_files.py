@@ -188,3 +188,18 @@ def test_bom_and_crlf_files_load(repo: Path) -> None:
 def test_missing_cwd_builds_nothing(tmp_path: Path) -> None:
     text, _ = build(tmp_path / "does-not-exist")
     assert text == ""
+
+
+def test_rebuild_reuses_the_scan_until_the_file_changes(repo: Path) -> None:
+    from hermes_prompt import files
+
+    path = repo / "AGENTS.md"
+    path.write_text("first version", encoding="utf-8")
+    assert build(repo)[0].endswith("first version")
+    assert len(files._cache) == 1
+    build(repo)
+    assert len(files._cache) == 1  # served from the cache
+    st = path.stat()
+    path.write_text("other version", encoding="utf-8")  # same size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert build(repo)[0].endswith("other version")

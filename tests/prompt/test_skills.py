@@ -83,7 +83,7 @@ def test_external_dirs_never_enter_the_snapshot_and_are_rescanned(home: Path, tm
     write_skill(ext, "b/two", "name: two\ndescription: first")
     index(home, (str(ext),))
     snap = json.loads((home / SNAPSHOT_NAME).read_text())
-    assert [s["name"] for s in snap["skills"]] == ["one"]
+    assert [s[0] for s in snap["skills"]] == ["one"]
     write_skill(ext, "b/two", "name: two\ndescription: second version")
     invalidate()
     text, _, layer = index(home, (str(ext),))
