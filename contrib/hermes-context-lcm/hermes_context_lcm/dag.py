@@ -69,7 +69,7 @@ class Escalation:
                 if self.failed or not self.can_call():
                     break
         if self.failed:
-            text = self._call(_deterministic(), turns, budget, count=False)
+            text = self._call(deterministic_summarizer(), turns, budget, count=False)
             if text and estimate_text_tokens(text) <= OVERAGE * budget:
                 return self._done(text, "fallback")
         return self._done(truncate(turns, budget), "deterministic")
@@ -103,7 +103,7 @@ class Escalation:
         return "none"
 
 
-def _deterministic() -> Summarizer:
+def deterministic_summarizer() -> Summarizer:
     from hermes_core.summary_client import DeterministicSummarizer
 
     return DeterministicSummarizer()

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_context_lcm.assemble import ACK, message_tokens, render_summaries, tail_start
-from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidates
+from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidates, deterministic_summarizer
 from hermes_context_lcm.outputs import externalize
 from hermes_context_lcm.settings import LCMSettings
 from hermes_core.engine import ContextEngine
@@ -205,7 +205,8 @@ class LCMEngine(ContextEngine):
             return messages, "nothing to compact", "none"
         target = int(threshold * s.target_ratio)
         tail_budget = int(min(s.fresh_tail_tokens, s.fresh_tail_ratio * threshold))
-        escalation = Escalation(self.ctx.summarizer, s.max_summary_calls, time.monotonic() + s.compaction_deadline_s,
+        summarizer = self.ctx.summarizer or deterministic_summarizer()
+        escalation = Escalation(summarizer, s.max_summary_calls, time.monotonic() + s.compaction_deadline_s,
                                 focus_topic=focus_topic)
         builder = DagBuilder(self.store, self._bind(), escalation, large_output_chars=s.large_output_chars)
         covered = self._covered_ids()

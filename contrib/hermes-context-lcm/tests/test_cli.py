@@ -56,7 +56,7 @@ def test_installed_engine_replays_and_answers_lcm_grep(installed: Path, tmp_path
     where = subprocess.run([sys.executable, "-c", "import hermes_context_lcm; print(hermes_context_lcm.__file__)"],
                            env=env, capture_output=True, text=True, timeout=60)
     assert where.stdout.strip().startswith(str(installed))
-    run = hermes_core("replay", str(TRANSCRIPT), "--json", env=env)
+    run = hermes_core("replay", str(TRANSCRIPT), "--live", "--json", env=env)  # --live: keep the engine's store
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["engine"] == "lcm" and result["ok"] and result["compactions"] > 0

@@ -88,10 +88,11 @@ def test_pre_compress_text_and_redaction_reach_the_summarizer(make_engine: Any) 
     engine = make_engine(context_length=8000, summarizer=summarizer, pre_compress=pre_compress)
     engine.on_session_start("s")
     secret = "sk-" + "A1b2C3d4" * 4
-    engine.compress(loop(60, secret=secret))
+    engine.compress(loop(60, secret=secret), focus_topic="the bash outputs")
     assert seen and seen[0] > 0
     first = summarizer.requests[0]
     assert first.extra_context == "MEMORY SAYS: the user prefers tabs"
+    assert first.focus_topic == "the bash outputs"
     assert secret not in json.dumps(first.turns) and "[REDACTED]" in json.dumps(first.turns)
     # the store keeps the original, secret included (it never leaves the machine)
     assert engine.store.get_messages([1])[0].message()["content"] == f"task {secret}"
