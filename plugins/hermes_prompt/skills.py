@@ -38,7 +38,7 @@ log = logging.getLogger("hermes_prompt.skills")
 ORDER = 300
 LRU_SIZE = 8
 SNAPSHOT_NAME = ".skills_prompt_snapshot.json"
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 HEAD_BYTES = 8192  # front matter lives at the top; never read whole skill files
 MAX_DESCRIPTION = 240
 EXCLUDED_DIRS = frozenset({"node_modules", "__pycache__"})
@@ -76,7 +76,7 @@ class _Scan:
         self.skills: list[Skill] = []
         self.categories: dict[str, str] = {}
         self.dirs: dict[str, int] = {}
-        self.files: dict[str, list[int]] = {}
+        self.files: dict[str, dict[str, list[int]]] = {}  # top-level dir -> rest of path -> [mtime, size]
         self.findings: list[Finding] = []
         self.visited = 0
 
@@ -143,7 +143,8 @@ class _Scan:
         except OSError as exc:
             self._skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
             return None
-        self.files[rel] = [st.st_mtime_ns, st.st_size]
+        top, sep, rest = rel.partition("/")
+        self.files.setdefault(top if sep else ".", {})[rest if sep else rel] = [st.st_mtime_ns, st.st_size]
         if b"\x00" in data:
             self._skip(path, "binary file (contains NUL bytes)")
             return None
@@ -195,15 +196,25 @@ def _text(value: Any) -> str:
 
 
 def _manifest_valid(root: Path, manifest: dict[str, Any]) -> bool:
-    prefix, stat = f"{root}/", os.stat  # plain concatenation: this loop runs once per skill
+    """One stat per recorded directory and file, nothing listed.
+
+    Files are grouped by top-level directory and stat'ed relative to an open descriptor
+    of it: shorter path lookups, measurably faster for a thousand skills.
+    """
+    stat = os.stat
     try:
         for rel, mtime in manifest["dirs"].items():
-            if stat(str(root) if rel == "." else prefix + rel).st_mtime_ns != mtime:
+            if stat(str(root) if rel == "." else f"{root}/{rel}").st_mtime_ns != mtime:
                 return False
-        for rel, (mtime, size) in manifest["files"].items():
-            st = stat(prefix + rel)
-            if st.st_mtime_ns != mtime or st.st_size != size:
-                return False
+        for top, entries in manifest["files"].items():
+            fd = os.open(str(root) if top == "." else f"{root}/{top}", os.O_RDONLY)
+            try:
+                for rest, (mtime, size) in entries.items():
+                    st = stat(rest, dir_fd=fd)
+                    if st.st_mtime_ns != mtime or st.st_size != size:
+                        return False
+            finally:
+                os.close(fd)
     except (OSError, KeyError, TypeError, ValueError):
         return False
     return True
