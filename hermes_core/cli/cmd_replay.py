@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from hermes_core.paths import hermes_home
+    from hermes_core.paths import config_path, hermes_home
     from hermes_core.transcripts import load_transcript
 
     if args.context_length is not None and args.context_length <= 0:
@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     if args.live:
         return replay_and_report(args, transcript)
+    args.config = args.config or str(config_path())  # errors name the user's file, not the scratch copy
     with scratch_home(hermes_home()) as scratch:
         return replay_and_report(args, transcript, scratch)
 

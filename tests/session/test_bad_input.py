@@ -221,3 +221,12 @@ def test_replay_uses_a_scratch_home_unless_live(tmp_path: Path, hermes_home: Pat
     assert "home: live" in capsys.readouterr().out
     memory = (hermes_home / "memories" / "MEMORY.md").read_text()
     assert "Existing note" in memory and "Fact number 1 is true" in memory
+
+
+def test_replay_config_error_names_the_users_file(hermes_home: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    (hermes_home / "config.yaml").write_text("context:\n  threshold_percent: 7\n")
+    path = write_transcript(tmp_path / "t.json", conversation(1))
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{hermes_home / 'config.yaml'}: context.threshold_percent: got 7" in err
