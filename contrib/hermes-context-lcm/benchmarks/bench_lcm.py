@@ -133,6 +133,23 @@ def bench_grep(home: Path, words: dict[str, list[str]], calls: int) -> dict[str,
     return out
 
 
+def bench_mixed(transcripts: list[list[dict[str, Any]]], home: Path, calls: int) -> dict[str, Any]:
+    """Greps interleaved with ingest, so some include indexing the rows still pending."""
+    engine = engine_for(home)
+    engine.on_session_start("mixed")
+    turns = [t for msgs in transcripts for t in turns_of(msgs)]
+    times = []
+    for i in range(calls * 5):
+        engine.store.append("mixed", turns[i % len(turns)])
+        if i % 5 == 4:
+            started = time.perf_counter()
+            engine.handle_tool_call("lcm_grep", {"pattern": COMMON[i % len(COMMON)], "limit": 10})
+            times.append((time.perf_counter() - started) * 1000)
+    engine.store.close()
+    return {"median_ms": round(statistics.median(times), 3), "p95_ms": round(pct(times, 0.95), 3),
+            "max_ms": round(max(times), 3)}
+
+
 def bench_open(home: Path, opens: int = 30) -> dict[str, Any]:
     times = []
     for _ in range(opens):
@@ -186,6 +203,7 @@ def main() -> int:
         rare = rare_words(transcripts)
         results["grep"] = bench_grep(home, {"common": COMMON, "rare": rare, "phrase": PHRASES}, args.calls)
         results["grep_words"] = {"common": COMMON, "rare": rare, "phrase": PHRASES}
+        results["grep_mixed"] = bench_mixed(transcripts, home, args.calls)
         results["open"] = bench_open(home)
         results["compaction"] = {f"{n // 1000}k": bench_compaction(transcripts, work, n) for n in (16_000, 64_000)}
     if args.json:
@@ -201,6 +219,8 @@ def main() -> int:
     print(f"\n{'lcm_grep':<18}{'median ms':>11}{'p95 ms':>9}{'max ms':>9}{'hits':>7}")
     for label, row in results["grep"].items():
         print(f"{label:<18}{row['median_ms']:>11}{row['p95_ms']:>9}{row['max_ms']:>9}{row['mean_hits']:>7}")
+    mixed = results["grep_mixed"]
+    print(f"{'mixed (ingest)':<18}{mixed['median_ms']:>11}{mixed['p95_ms']:>9}{mixed['max_ms']:>9}")
     print(f"\n{'compaction':<12}{'count':>7}{'median ms':>11}{'p95 ms':>9}{'max ms':>9}{'msgs in':>9}")
     for label, row in results["compaction"].items():
         print(f"{label:<12}{row['compactions']:>7}{row['median_ms']:>11}{row['p95_ms']:>9}{row['max_ms']:>9}"

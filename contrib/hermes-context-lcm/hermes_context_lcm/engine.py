@@ -81,16 +81,16 @@ class LCMEngine(ContextEngine):
         if self._store is None:
             from hermes_context_lcm.store import SQLiteStore, StoreError
 
-            timeout = self.settings.busy_timeout_ms
+            options = {"busy_timeout_ms": self.settings.busy_timeout_ms, "index_batch": self.settings.index_batch}
             try:
-                self._store = SQLiteStore(self.db_path, busy_timeout_ms=timeout)
+                self._store = SQLiteStore(self.db_path, **options)
             except StoreError as exc:
                 if exc.kind != "corrupt":
                     self.store_error = str(exc)
                     raise
                 aside = quarantine(self.db_path)
                 log.warning("LCM: %s; moved it to %s and started a new store", exc, aside)
-                self._store = SQLiteStore(self.db_path, busy_timeout_ms=timeout)
+                self._store = SQLiteStore(self.db_path, **options)
             self.store_error = ""
         return self._store
 

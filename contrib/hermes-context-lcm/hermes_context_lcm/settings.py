@@ -36,6 +36,9 @@ class LCMSettings(BaseModel):
     #: Bounds on one compaction: summary calls and wall time (then deterministic).
     max_summary_calls: int = Field(24, ge=0)
     compaction_deadline_s: float = Field(60.0, gt=0)
+    #: Messages added to the full-text index per batch: larger ingests faster, smaller makes
+    #: the first search after a burst of messages (which indexes what is pending) quicker.
+    index_batch: int = Field(512, ge=1)
     #: How long a writer waits for another process holding the database.
     busy_timeout_ms: int = Field(5000, ge=0)
 
