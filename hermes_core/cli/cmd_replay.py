@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.context_length is not None and args.context_length <= 0:
         raise CommandError("--context-length must be a positive number of tokens", code=2)
+    if args.plot and not args.plot.resolve().parent.is_dir():
+        raise CommandError(f"--plot: directory {args.plot.parent} does not exist", code=2)
     try:
         transcript = load_transcript(args.file)
     except TranscriptError as exc:

@@ -204,6 +204,7 @@ def test_replay_example_file_from_cli(tmp_path: Path, capsys: pytest.CaptureFixt
     root = ET.fromstring(svg.read_text())
     assert root.tag.endswith("svg") and any(el.tag.endswith("polyline") for el in root)
     assert main(["replay", str(example), "--context-length", "0"]) == 2
+    assert main(["replay", str(example), "--plot", str(tmp_path / "missing" / "x.svg")]) == 2
 
 
 def test_replay_uses_a_scratch_home_unless_live(tmp_path: Path, hermes_home: Path,
