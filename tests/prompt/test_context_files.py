@@ -203,3 +203,12 @@ def test_rebuild_reuses_the_scan_until_the_file_changes(repo: Path) -> None:
     path.write_text("other version", encoding="utf-8")  # same size
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     assert build(repo)[0].endswith("other version")
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
+def test_file_whose_read_fails_is_skipped_even_for_root(repo: Path) -> None:
+    os.symlink("/proc/self/mem", repo / "AGENTS.md")  # a regular file whose read() fails with EIO
+    (repo / "CLAUDE.md").write_text("fallback", encoding="utf-8")
+    text, findings = build(repo)
+    assert text.endswith("## CLAUDE.md\n\nfallback")
+    assert findings[0]["kind"] == "skipped" and findings[0]["reason"].startswith("unreadable")

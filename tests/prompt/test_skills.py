@@ -217,3 +217,14 @@ def test_long_descriptions_are_capped(home: Path) -> None:
     write_skill(home / "skills", "a/long", "name: long\ndescription: " + "word " * 200)
     line = next(x for x in index(home)[0].splitlines() if "- long:" in x)
     assert len(line) < 260 and line.endswith("…")
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
+def test_unreadable_skill_is_reported(home: Path) -> None:
+    folder = home / "skills" / "a" / "broken"
+    folder.mkdir(parents=True)
+    os.symlink("/proc/self/mem", folder / "SKILL.md")  # read() fails with EIO, even for root
+    write_skill(home / "skills", "a/ok", "name: ok\ndescription: fine")
+    text, findings, _ = index(home)
+    assert "ok: fine" in text and "broken" not in text
+    assert findings[0]["path"].endswith("broken/SKILL.md") and findings[0]["reason"].startswith("unreadable")
