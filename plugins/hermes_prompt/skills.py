@@ -142,13 +142,17 @@ class _Scan:
             return None
         except OSError as exc:
             self._skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
+            self._record(rel, [-1, -1])  # never matches: retried on every cold build until fixed
             return None
-        top, sep, rest = rel.partition("/")
-        self.files.setdefault(top if sep else ".", {})[rest if sep else rel] = [st.st_mtime_ns, st.st_size]
+        self._record(rel, [st.st_mtime_ns, st.st_size])
         if b"\x00" in data:
             self._skip(path, "binary file (contains NUL bytes)")
             return None
         return data.decode("utf-8-sig", errors="replace")
+
+    def _record(self, rel: str, stamp: list[int]) -> None:
+        top, sep, rest = rel.partition("/")
+        self.files.setdefault(top if sep else ".", {})[rest if sep else rel] = stamp
 
     def _meta(self, path: str, rel: str, probe: bool = False) -> dict[str, Any] | bool | None:
         head = self._head(path, rel, probe)

@@ -228,3 +228,5 @@ def test_unreadable_skill_is_reported(home: Path) -> None:
     text, findings, _ = index(home)
     assert "ok: fine" in text and "broken" not in text
     assert findings[0]["path"].endswith("broken/SKILL.md") and findings[0]["reason"].startswith("unreadable")
+    invalidate()
+    assert index(home)[2] == "cold"  # an unreadable skill is retried, not frozen into the snapshot
