@@ -8,10 +8,12 @@ so it never starts inside a tool-call group; the newest user message is always k
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_context_lcm.store import SummaryRow
 from hermes_core.tokens import estimate_message_tokens
+
+if TYPE_CHECKING:
+    from hermes_context_lcm.store import SummaryRow
 
 Message = dict[str, Any]
 

@@ -15,13 +15,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_context_lcm.outputs import shorten_for_summary
-from hermes_context_lcm.store import NewSummary, Store, StoredMessage, SummaryRow
 from hermes_core.messages import text_of
 from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest
 from hermes_core.tokens import estimate_messages_tokens, estimate_text_tokens
+
+if TYPE_CHECKING:
+    from hermes_context_lcm.store import Store, StoredMessage, SummaryRow
 
 log = logging.getLogger("hermes_context_lcm")
 
@@ -37,6 +39,23 @@ def _redactor() -> Callable[[str], str]:
     except ImportError:  # older cores: no redaction available
         return lambda text: text
     return redact
+
+
+@dataclass
+class NewSummary:
+    """A summary about to be written: its text and exactly what it covers."""
+
+    session_id: str
+    depth: int
+    content: str
+    hint: str
+    tokens: int
+    source: str
+    covers_kind: str
+    covers: list[int]
+    first_message: int
+    last_message: int
+    message_count: int
 
 
 @dataclass
@@ -192,7 +211,7 @@ class DagBuilder:
 
     def condense(self, children: Sequence[SummaryRow], budget: int) -> int:
         turns: list[Message] = [
-            {"role": "user", "content": f"[summary sum_{c.id}, depth {c.depth}, messages msg_{c.first_message}-"
+            {"role": "assistant", "content": f"[summary sum_{c.id}, depth {c.depth}, messages msg_{c.first_message}-"
                                         f"msg_{c.last_message}]\n{c.content}"}
             for c in children
         ]

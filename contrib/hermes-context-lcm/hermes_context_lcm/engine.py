@@ -58,7 +58,7 @@ class LCMEngine(ContextEngine):
         self._tracked: list[tuple[Message, int | None]] = []
         self._covered: set[int] | None = None
         self._system_hashes: set[int] = set()
-        #: Messages the engine returned altered (summary merged in, output externalized),
+        #: Messages the engine returned altered (a large output became a reference),
         #: keyed by ``id()`` of the copy: (copy, original). The original is what gets reused.
         self._copies: dict[int, tuple[Message, Message]] = {}
         self.store_error = ""
@@ -247,7 +247,7 @@ class LCMEngine(ContextEngine):
             return messages, f"assembled context was not API-valid ({problems[0]}); kept the messages", "none"
         after = estimate_messages_tokens(result)
         if after > threshold:
-            note = self._over_target_reason(result, after, threshold)
+            note = self._over_target_reason(after, threshold)
         if result == messages:
             return messages, note or "nothing to compact", escalation.worst_source
         self._tracked = tracked
@@ -331,7 +331,7 @@ class LCMEngine(ContextEngine):
             body[:0] = block
         return [*head, *(m for m, _ in body)], body
 
-    def _over_target_reason(self, result: list[Message], after: int, target: int) -> str:
+    def _over_target_reason(self, after: int, target: int) -> str:
         roots = self.store.roots(self._bind())
         summaries = sum(r.tokens for r in roots)
         return (f"could not get under {target} tokens (now {after}): the newest user message and the last "
@@ -342,7 +342,7 @@ class LCMEngine(ContextEngine):
     def on_session_start(self, session_id: str) -> None:
         with self._lock:
             self.session_id = session_id
-            self._tracked, self._covered, self._system_hashes = [], None, set()
+            self._forget_positions()
 
     def on_session_end(self, session_id: str, messages: list[Message]) -> None:
         """Store whatever the session still holds; nothing is released from the store."""
@@ -355,7 +355,10 @@ class LCMEngine(ContextEngine):
         super().on_session_reset()
         with self._lock:
             self.session_id = ""
-            self._tracked, self._covered, self._system_hashes = [], None, set()
+            self._forget_positions()
+
+    def _forget_positions(self) -> None:
+        self._tracked, self._covered, self._system_hashes, self._copies = [], None, set(), {}
 
     def get_status(self) -> dict[str, Any]:
         status = super().get_status()

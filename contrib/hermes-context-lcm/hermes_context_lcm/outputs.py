@@ -8,9 +8,11 @@ back in with ``lcm_expand``.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_context_lcm.store import StoredMessage
+if TYPE_CHECKING:
+    from hermes_context_lcm.store import StoredMessage
+
 
 Message = dict[str, Any]
 SUMMARY_MESSAGE_CHARS = 3000  # longer messages reach the summarizer as head + tail

@@ -27,9 +27,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from hermes_core.messages import text_of
+
+if TYPE_CHECKING:
+    from hermes_context_lcm.dag import NewSummary
 from hermes_core.tokens import estimate_message_tokens
 
 Message = dict[str, Any]
@@ -133,21 +136,6 @@ class SummaryRow:
     message_count: int
     parent_id: int | None
     created_at: float
-
-
-@dataclass
-class NewSummary:
-    session_id: str
-    depth: int
-    content: str
-    hint: str
-    tokens: int
-    source: str
-    covers_kind: str
-    covers: list[int]
-    first_message: int
-    last_message: int
-    message_count: int
 
 
 class Store(Protocol):
