@@ -188,3 +188,14 @@ def test_threshold_setting_overrides_context_default(make_engine: Any, threshold
     engine = make_engine(context_length=10_000, threshold_percent=threshold_percent)
     assert engine.threshold_tokens == int(10_000 * threshold_percent)
     assert engine.should_compress(int(10_000 * threshold_percent)) and not engine.should_compress(10)
+
+
+def test_importing_the_engine_is_cheap() -> None:
+    """Discovery imports the entry point; the database layer loads only when used."""
+    import subprocess
+    import sys
+
+    code = ("import sys, hermes_context_lcm.engine; "
+            "print('sqlite3' in sys.modules, 'hermes_context_lcm.store' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.split() == ["False", "False"]
