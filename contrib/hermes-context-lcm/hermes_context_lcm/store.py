@@ -448,7 +448,9 @@ class SQLiteStore:
 
     def stats(self, session_id: str | None) -> dict[str, Any]:
         total = self._read("SELECT max(id) FROM messages")[0][0] or 0
-        out: dict[str, Any] = {"db_path": self.path, "messages_total": total}
+        size = sum(Path(f"{self.path}{suffix}").stat().st_size for suffix in ("", "-wal")
+                   if Path(f"{self.path}{suffix}").is_file())
+        out: dict[str, Any] = {"db_path": self.path, "db_bytes": size, "messages_total": total}
         if session_id is not None:
             out["messages_session"] = self.session_size(session_id)
             depths = self._read(

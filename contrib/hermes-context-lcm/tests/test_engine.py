@@ -155,7 +155,8 @@ def test_condensation_builds_higher_depths_with_hints(make_engine: Any, drive: A
             assert s.message_count == sum(c.message_count for c in children)
     status = engine.get_status()
     assert status["summaries_by_depth"]["d1"]["count"] >= 1
-    assert status["messages_session"] > 0 and status["compression_count"] >= 1
+    assert status["messages_session"] > 0 and status["compression_count"] >= 1 and status["db_bytes"] > 100_000
+    assert status["last_compaction"]["changed"] and status["last_compaction"]["duration_ms"] >= 0
 
 
 def test_lifecycle_sessions_are_separate(make_engine: Any) -> None:
