@@ -27,6 +27,7 @@ attack words is bounded (``{0,n}``) so no pattern can backtrack catastrophically
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -227,23 +228,17 @@ _OBFUSCATION_RXS = (  # letters spelled in mathematical alphanumerics, or as a r
 _TAGS = "\U000e0000-\U000e007f"
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 _VARIATION = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+# Zero-width and other invisible format characters: ZWSP, ZWNJ, ZWJ, LRM, RLM, word joiner,
+# invisible operators, BOM, Mongolian vowel separator, combining grapheme joiner, Arabic
+# letter mark, Hangul fillers, soft hyphen.
 _ZERO_WIDTH = "\u200b-\u200f\u2060-\u2064\ufeff\u180e\u034f\u061c\u115f\u1160\u3164\uffa0\u00ad"
-
-INVISIBLE_CHARS = frozenset(
-    chr(c)
-    for lo, hi in (
-        (0xE0000, 0xE007F), (0x202A, 0x202E), (0x2066, 0x2069), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF),
-        (0x200B, 0x200F), (0x2060, 0x2064),
-    )
-    for c in range(lo, hi + 1)
-) | frozenset("\ufeff\u180e\u034f\u061c\u115f\u1160\u3164\uffa0\u00ad")
-"""Every invisible or direction-control code point the scanner knows."""
 
 _INVISIBLE_RX = re.compile(f"[{_TAGS}{_BIDI}{_VARIATION}{_ZERO_WIDTH}]")
 _TAG_RX = re.compile(f"[{_TAGS}]")
 _BIDI_RX = re.compile(f"[{_BIDI}]")
 _CJK = "\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # bases of legitimate ideographic variation sequences
-_WORD_SPLITTERS = _ZERO_WIDTH.replace("\u00ad", "").replace("\u061c", "")  # soft hyphens belong inside words
+# Soft hyphens and Arabic letter marks legitimately sit inside words; the others do not.
+_WORD_SPLITTERS = _ZERO_WIDTH.replace("\u00ad", "").replace("\u061c", "")
 # Variation selectors: a run of them, or a supplement selector that does not follow an ideograph.
 _VARIATION_RUN_RX = re.compile(f"[{_VARIATION}]{{2,}}|(?<![{_CJK}])[\U000e0100-\U000e01ef]")
 # Zero-width characters: a run of them (hidden bits), or one that splits a word.
@@ -262,7 +257,6 @@ _HOMOGLYPHS = str.maketrans(
     "aeopcyxijsdhlqwbkmhtABEKMHOPCTYXIJSWaoptuvikeABEHIKMNOPTYXZ''''\"\"\"\"'",
 )
 _HOMOGLYPH_RX = re.compile("[" + "".join(chr(c) for c in _HOMOGLYPHS) + "]+")
-
 
 
 def _alternatives(pattern: str) -> list[str]:
@@ -300,11 +294,16 @@ def _compile(rx: str) -> tuple[re.Pattern[str], bool]:
 
 
 _ALL_CUES = frozenset(cue for _pid, cues, _rx in THREAT_RULES for cue in cues.split("|"))
-_COMPILED = tuple(
-    (frozenset(cues.split("|")), *_compile(alt), pid)
-    for pid, cues, rx in THREAT_RULES
-    for alt in _alternatives(rx)
-)
+
+
+@functools.cache
+def _compiled() -> tuple[tuple[frozenset[str], re.Pattern[str], bool, str], ...]:
+    """The rules, compiled on first use (about 15 ms) rather than at import."""
+    return tuple(
+        (frozenset(cues.split("|")), *_compile(alt), pid)
+        for pid, cues, rx in THREAT_RULES
+        for alt in _alternatives(rx)
+    )
 
 
 def _starts_word(text: str, pos: int) -> bool:
@@ -382,7 +381,7 @@ def scan_text(text: str) -> list[Finding]:
     folded = fold(text).lower()
     lines = _Lines(folded)
     present = {cue for cue in _ALL_CUES if cue in folded}
-    for cues, rx, bounded, pid in _COMPILED:
+    for cues, rx, bounded, pid in _compiled():
         if not cues.isdisjoint(present):
             for m in rx.finditer(folded):
                 if not bounded or _starts_word(folded, m.start()):
