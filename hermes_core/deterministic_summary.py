@@ -43,6 +43,7 @@ _PATH_RE = re.compile(
     r"|(?<![\w/.-])[\w-]+\.(?:py|rs|go|js|ts|tsx|jsx|ex|exs|rb|java|kt|c|h|cpp|md|json|yaml|yml|toml|sh|sql|html|css)(?![\w/])"
 )
 _BACKTICK_RE = re.compile(r"`([^`\n]{2,80})`")
+_DOTTED_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]+(?:\.[A-Z][A-Za-z0-9]+)+\b")  # Module.Names
 _SHA_RE = re.compile(r"\b[0-9a-f]{7,40}\b")
 #: A line that reports a failure (case-sensitive on purpose: "0 errors" and "error_handler.py"
 #: are not). Every branch starts with a literal so the scan skips quickly.
@@ -144,6 +145,7 @@ class _Digest:
                 self.notes.append(text)
             if role in ("user", "assistant") and text:
                 self.identifiers.extend(m.group(1).strip() for m in _BACKTICK_RE.finditer(text))
+                self.identifiers.extend(_DOTTED_NAME_RE.findall(text))
                 self._paths(text, "mentioned")
 
     def _scan_prose(self, text: str, into: list[str], cue: re.Pattern[str]) -> None:
@@ -238,17 +240,20 @@ def build_summary(request: SummaryRequest, note: str = "") -> str:
     files = [f"{path} ({', '.join(sorted(kinds))})" for path, kinds in d.files.items()]
     out["Relevant Files"] += _uniq(files, 60)
     out["Remaining Work"] += _uniq(d.next_steps, 8)
-    critical = [f"Identifiers: {', '.join(_uniq(d.identifiers, 80))}"] if d.identifiers else []
+    # Oldest-first, so that trimming to the budget drops the least needed lines first.
+    critical: list[str] = []
     shas = _uniq((m.group(0) for t in request.turns for m in _SHA_RE.finditer(str(t.get("content") or "")[:4000])
                   if any(c.isalpha() for c in m.group(0)) and any(c.isdigit() for c in m.group(0))), 10)
     if shas:
         critical.append(f"Hashes/ids seen: {', '.join(shas)}")
-    if request.focus_topic:
-        critical.insert(0, _focus_block(request, d))
-    if request.extra_context.strip():
-        critical.append(f"Memory providers asked to keep: {_clip(request.extra_context, 2000)}")
     if loose.strip():
         critical.append(f"From the earlier summary: {_clip(loose, 1500)}")
+    idents = _uniq(d.identifiers, 80)
+    critical += [f"Identifiers: {', '.join(idents[k:k + 10])}" for k in range(0, len(idents), 10)]
+    if request.extra_context.strip():
+        critical.append(f"Memory providers asked to keep: {_clip(request.extra_context, 2000)}")
+    if request.focus_topic:
+        critical.append(_focus_block(request, d))
     critical += d.notes
     if note:
         critical.append(note)
@@ -278,25 +283,31 @@ def _focus_block(request: SummaryRequest, d: _Digest) -> str:
     return f"Focus '{request.focus_topic}': " + (" | ".join(reversed(kept)) if kept else "no matching lines.")
 
 
+# When the summary is over budget, the oldest lines go first, in this order of sections,
+# each down to its floor; what a continuing assistant cannot re-derive goes last.
+_TRIM_ORDER = (
+    ("Tools & Patterns", 1), ("Progress (Done / In Progress / Blocked)", 4), ("Key Decisions", 2),
+    ("Resolved Questions", 1), ("Remaining Work", 2), ("Constraints & Preferences", 2),
+    ("Critical Context", 3), ("Relevant Files", 8), ("Pending User Asks", 1),
+    ("Progress (Done / In Progress / Blocked)", 0), ("Relevant Files", 0), ("Critical Context", 0),
+)
+
+
 def _render(sections: dict[str, list[str]], max_chars: int) -> str:
-    """Render the sections; drop oldest lines of the biggest sections until it fits."""
-    lines = {k: list(v) for k, v in sections.items()}
+    """Render the sections, dropping lines in ``_TRIM_ORDER`` until the text fits."""
+    lines = {k: [ln.removeprefix("- ") for ln in v] for k, v in sections.items()}
 
     def text() -> str:
-        parts = []
-        for name in SECTIONS:
-            body = "\n".join(f"- {ln.removeprefix('- ')}" for ln in lines[name]) or "- None."
-            parts.append(f"## {name}\n{body}")
-        return "\n\n".join(parts)
+        return "\n\n".join(
+            f"## {name}\n" + ("\n".join(f"- {ln}" for ln in lines[name]) or "- None.") for name in SECTIONS)
 
+    size = len(text())
+    for name, floor in _TRIM_ORDER:
+        while size > max_chars and len(lines[name]) > floor:
+            size -= len(lines[name].pop(0)) + 3  # "- " and the newline
     rendered = text()
-    while len(rendered) > max_chars:
-        name = max((n for n in SECTIONS if n not in ("Goal", "Pending User Asks")),
-                   key=lambda n: sum(len(x) for x in lines[n]))
-        if not lines[name]:
-            return rendered[:max_chars] + "\n...[summary truncated to its budget]"
-        del lines[name][0]
-        rendered = text()
+    if len(rendered) > max_chars:
+        rendered = rendered[:max_chars] + "\n...[summary truncated to its budget]"
     return rendered
 
 
