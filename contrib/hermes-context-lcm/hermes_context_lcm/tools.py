@@ -75,8 +75,10 @@ def run_tool(engine: LCMEngine, name: str, args: dict[str, Any]) -> str | None:
     model = _MODELS.get(name)
     if model is None:
         return None
+    if not isinstance(args, dict):
+        return _error(f"invalid arguments for {name}: expected a JSON object, got {type(args).__name__}")
     try:
-        parsed = model.model_validate(args if isinstance(args, dict) else {})
+        parsed = model.model_validate(args)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
         return _error(f"invalid arguments for {name}: {problems}")

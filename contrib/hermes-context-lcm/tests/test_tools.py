@@ -127,6 +127,11 @@ def test_bad_calls_give_clear_json_errors(engine: LCMEngine, name: str, args: di
     assert set(result) == {"error"} and needle in result["error"], result
 
 
+def test_arguments_that_are_not_an_object(engine: LCMEngine) -> None:
+    result = json.loads(engine.handle_tool_call("lcm_grep", "pattern=x") or "{}")  # type: ignore[arg-type]
+    assert result == {"error": "invalid arguments for lcm_grep: expected a JSON object, got str"}
+
+
 def test_not_my_tool_returns_none(engine: LCMEngine) -> None:
     assert engine.handle_tool_call("memory", {}) is None
 
