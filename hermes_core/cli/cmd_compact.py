@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
             "tokens_after": estimate_messages_tokens(result),
             "messages_before": len(messages),
             "messages_after": len(result),
+            "messages_removed": len(messages) - len(result),
             "compacted": result is not messages,
             "summary_source": getattr(engine, "last_summary_source", "none") if result is not messages else "none",
             "note": getattr(engine, "last_compaction_note", ""),
@@ -92,7 +93,7 @@ def _print_report(r: dict[str, Any], output: str | None) -> None:
     print(f"{r['file']}: engine {r['engine']}, context {r['context_length']:,} tokens "
           f"(threshold {r['threshold_tokens']:,})")
     print(f"  tokens    {r['tokens_before']:>9,} -> {r['tokens_after']:,}")
-    print(f"  messages  {r['messages_before']:>9,} -> {r['messages_after']:,}")
+    print(f"  messages  {r['messages_before']:>9,} -> {r['messages_after']:,} ({r['messages_removed']:,} fewer)")
     print(f"  summary   {r['summary_source']}")
     print(f"  time      {r['seconds'] * 1000:>9.1f} ms")
     if r["note"]:

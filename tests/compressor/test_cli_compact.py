@@ -41,6 +41,7 @@ def test_json_and_output_file(hermes_home: Path, transcript: Path, tmp_path: Pat
     assert report["messages_after"] == len(doc["messages"]) < report["messages_before"] == 162
     assert report["tokens_after"] < report["threshold_tokens"] < report["tokens_before"]
     assert report["summary_source"] == "deterministic" and report["compacted"] is True
+    assert report["messages_removed"] == report["messages_before"] - report["messages_after"] > 100
     assert json.loads(out_file.read_text()) == doc
     again = main(["compact", str(out_file), "--context-length", "16000", "--json"])  # its output is a valid input
     assert again == 0 and json.loads(capsys.readouterr().out)["report"]["messages_before"] == len(doc["messages"])
