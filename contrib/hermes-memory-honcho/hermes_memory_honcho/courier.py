@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from hermes_memory_honcho.health import Health
@@ -27,11 +28,11 @@ class Courier:
         self._connect = connect
         self._connected = False
         self._wake = threading.Event()
-        self._idle = threading.Event()
         self._stopping = False
         self._force = False
         self._passes = threading.Condition()
         self._pass_count = 0
+        self._last_pass_ok = False
         self._single_until = 0  # after a rejected batch, resend one entry at a time
         self._thread = threading.Thread(target=self._run, name="honcho-courier", daemon=True)
         self.delivered = 0
@@ -44,23 +45,30 @@ class Courier:
         return self._thread.is_alive()
 
     def wake(self) -> None:
-        self._idle.clear()
         self._wake.set()
 
     def flush(self, timeout: float) -> bool:
-        """One immediate attempt (backoff or not); wait for it, at most ``timeout``.
+        """Immediate attempts (backoff or not) until the outbox is empty, one fails, or ``timeout``.
 
-        Returns True when the outbox was emptied; False when the attempt failed (Honcho
+        Returns True when the outbox was emptied; False when an attempt failed (Honcho
         is down: no point waiting longer) or time ran out.
         """
-        if not self._thread.is_alive():
-            return False
+        deadline = time.monotonic() + timeout
         with self._passes:
-            seen = self._pass_count
-            self._force = True
-            self.wake()
-            self._passes.wait_for(lambda: self._idle.is_set() or self._pass_count > seen, timeout)
-        return self._idle.is_set() and not self.outbox.pending(1)
+            while self._thread.is_alive():
+                target = self._pass_count + 1
+                self._force = True
+                self.wake()
+                while self._pass_count < target:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return False
+                    self._passes.wait(remaining)
+                if not self.outbox.pending(1):
+                    return True
+                if not self._last_pass_ok:
+                    return False
+        return False
 
     def stop(self, timeout: float) -> None:
         """Last delivery attempt, bounded by ``timeout``; undelivered entries stay queued."""
@@ -95,6 +103,7 @@ class Courier:
 
     def _pass(self) -> float:
         """Deliver until empty or a failure; returns how long to wait before the next pass."""
+        self._last_pass_ok = False
         try:
             if not self._connected:
                 self._connect()
@@ -108,7 +117,7 @@ class Courier:
             while True:
                 batch = self._next_batch()
                 if not batch:
-                    self._idle.set()
+                    self._last_pass_ok = True
                     return IDLE_POLL
                 failure = self._deliver(batch)
                 if failure is not None:

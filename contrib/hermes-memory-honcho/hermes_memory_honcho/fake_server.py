@@ -93,8 +93,7 @@ class FakeHonchoServer:
     def start(self) -> FakeHonchoServer:
         """Listen (again, on the same port after a stop)."""
         handler = type("Handler", (_Handler,), {"fake": self})
-        ThreadingHTTPServer.allow_reuse_address = True
-        httpd = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        httpd = _Server(("127.0.0.1", self.port), handler)
         httpd.daemon_threads = True
         self.port = httpd.server_address[1]
         self._httpd = httpd
@@ -324,6 +323,13 @@ def _page(rows: list[dict[str, Any]], q: dict[str, str]) -> dict[str, Any]:
         rows = rows[::-1]
     items = rows[(page - 1) * size: page * size]
     return {"items": items, "page": page, "size": size, "total": len(rows), "pages": max(1, -(-len(rows) // size))}
+
+
+class _Server(ThreadingHTTPServer):
+    allow_reuse_address = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that give up (timeouts) or a stop() mid-request are normal here."""
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -190,6 +190,10 @@ class HonchoLink:
             dialectic=dialectic,
         )
 
+    def ping(self) -> None:
+        """One cheap request (workspace get-or-create): is Honcho there and do we get in?"""
+        self.client().get_configuration()
+
     def card(self, observer: str, target: str | None) -> list[str]:
         return list(self.peer(observer).get_card(target=target) or [])
 

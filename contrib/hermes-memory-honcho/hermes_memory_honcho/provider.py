@@ -131,7 +131,7 @@ class HonchoMemoryProvider(MemoryProvider):
                 return
             self.closed = True
             courier, self.courier = self.courier, None
-        self.recall.close()
+        self.recall.close(self.settings.flush_wait)
         if courier is not None:
             courier.stop(self.settings.flush_wait)
         self.link.close()
@@ -300,16 +300,30 @@ class HonchoMemoryProvider(MemoryProvider):
 
     # -- status -------------------------------------------------------------------------
 
-    def get_status(self) -> dict[str, Any]:
-        """What ``hermes-core doctor`` shows: reachability, queue depth, configuration."""
+    def get_status(self, probe: bool = False) -> dict[str, Any]:
+        """What ``hermes-core doctor`` shows: reachability, queue depth, configuration.
+
+        ``probe=True`` first makes one request (bounded by ``timeout``) so a provider
+        that was never initialised, as in ``doctor``, still reports reachability.
+        """
         s = self.settings
-        status: dict[str, Any] = {"provider": self.name, **self.health.snapshot()}
-        outbox: dict[str, Any] = {"path": str(s.outbox_file(self.ctx.home))}
-        if self.outbox is not None:
+        if probe and self.is_available()[0] and self.health.state not in ("unavailable", "closed"):
             try:
-                outbox.update(self.outbox.counts())
+                self.link.ping()
+                self.health.ok()
             except Exception as exc:
-                outbox["error"] = f"{type(exc).__name__}: {exc}"
+                self.health.failed(classify(exc))
+        status: dict[str, Any] = {"provider": self.name, **self.health.snapshot()}
+        path = s.outbox_file(self.ctx.home)
+        outbox: dict[str, Any] = {"path": str(path)}
+        try:
+            box = self.outbox or (Outbox(path) if path.exists() else None)
+            if box is not None:
+                outbox.update(box.counts())
+                if box is not self.outbox:
+                    box.close()
+        except Exception as exc:
+            outbox["error"] = f"{type(exc).__name__}: {exc}"
         ok, why = self.is_available()
         if not ok and status["state"] in ("starting", "ok"):
             status["state"], status["reason"] = "unavailable", why

@@ -53,10 +53,15 @@ class RecallCache:
             if result is not None:
                 self.latest, self.fetched_at = result, time.time()
 
-    def close(self) -> None:
+    def close(self, timeout: float) -> None:
+        """No new fetches; wait (bounded) for the one in flight, so no thread of ours is
+        still importing or talking when the interpreter exits."""
         with self._lock:
             self.closed = True
-            self._done.set()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        self._done.set()
 
 
 def render(recall: Recall | None, budget: int, dialectic_max: int) -> str:

@@ -264,3 +264,20 @@ def test_an_unusable_outbox_is_reported_and_the_turn_goes_on(
     assert status["state"] == "unavailable" and "outbox" in status["reason"]
     assert any("cannot be opened" in r.getMessage() and r.levelno == logging.ERROR for r in caplog.records)
     assert any("not recorded" in r.getMessage() for r in caplog.records)
+
+
+def test_status_probe_for_doctor(make_provider: Any, server: FakeHonchoServer) -> None:
+    server.stop()
+    queued = make_provider()
+    queued.initialize("doctor")
+    sync(queued, range(0, 2))
+    queued.shutdown()
+
+    fresh = make_provider()  # never initialised, like the provider doctor builds
+    down = fresh.get_status(probe=True)
+    assert down["state"] == "degraded" and down["error_kind"] == "unreachable"
+    assert down["outbox"]["pending"] == 2 and "2 write(s) queued" in down["summary"]
+    server.start()
+    up = make_provider().get_status(probe=True)
+    assert up["state"] == "ok" and up["outbox"]["pending"] == 2 and up["summary"].startswith("honcho: ok")
+    assert json.dumps(up)  # JSON-able for `doctor --json`
