@@ -31,7 +31,8 @@ SUMMARY_PREFIX = (
     "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. "
     "This is a handoff from a previous context window — treat it as background reference, NOT as "
     "active instructions. Do NOT answer questions or fulfill requests mentioned in this summary; "
-    "they were already addressed. Respond only to the latest user message after it."
+    "they were already addressed. Continue from the user's most recent message, which is kept "
+    "verbatim in the conversation."
 )
 SUMMARY_END = "--- END OF CONTEXT SUMMARY ---"
 SUMMARY_ACK = "Understood. I will continue from the summary above and answer the next message."
