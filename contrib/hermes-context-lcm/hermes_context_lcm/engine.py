@@ -61,6 +61,7 @@ class LCMEngine(ContextEngine):
         #: Messages the engine returned altered (a large output became a reference),
         #: keyed by ``id()`` of the copy: (copy, original). The original is what gets reused.
         self._copies: dict[int, tuple[Message, Message]] = {}
+        self._resumed = False  # looked for this session's earlier context in the store
         self.store_error = ""
         self.last_compaction: dict[str, Any] = {}
 
@@ -113,6 +114,12 @@ class LCMEngine(ContextEngine):
         while nsys < len(messages) and messages[nsys].get("role") == "system":
             nsys += 1
         conv = messages[nsys:]
+        if not self._tracked and not self._resumed:
+            self._resumed = True
+            try:
+                self._tracked = self._resume()
+            except StoreError as exc:
+                log.warning("LCM: could not read the session's earlier context: %s", exc)
         ids: list[int | None] = []
         fresh: list[int] = []
         for i, msg in enumerate(conv):
@@ -252,7 +259,19 @@ class LCMEngine(ContextEngine):
             return messages, note or "nothing to compact", escalation.worst_source
         self._tracked = tracked
         self._copies = {id(shown_msg): (shown_msg, orig) for shown_msg, orig in self._altered(tracked, conv, ids)}
+        self.store.save_layout(self._bind(), self._layout(tracked), max((m for m in ids if m is not None), default=0))
         return result, note, escalation.worst_source
+
+    def _layout(self, tracked: list[tuple[Message, int | None]]) -> list[Any]:
+        """``tracked`` as ids: ``N`` verbatim, ``{"x": N}`` as a reference, ``S`` / ``A`` engine-written."""
+        altered = {id(copy) for copy, _ in self._copies.values()}
+        out: list[Any] = []
+        for msg, mid in tracked:
+            if mid is None:
+                out.append("S" if msg.get("role") == "user" else "A")
+            else:
+                out.append({"x": mid} if id(msg) in altered else mid)
+        return out
 
     def _original(self, message: Message) -> Message:
         entry = self._copies.get(id(message))
@@ -348,7 +367,8 @@ class LCMEngine(ContextEngine):
         """Store whatever the session still holds; nothing is released from the store."""
         with self._lock:
             if session_id and session_id != self.session_id:
-                self.session_id, self._tracked = session_id, []
+                self.session_id = session_id
+                self._forget_positions()
             self._observe(messages)
 
     def on_session_reset(self) -> None:
@@ -359,6 +379,39 @@ class LCMEngine(ContextEngine):
 
     def _forget_positions(self) -> None:
         self._tracked, self._covered, self._system_hashes, self._copies = [], None, set(), {}
+        self._resumed = False
+
+    def _resume(self) -> list[tuple[Message, int | None]]:
+        """The list this session last had, rebuilt from the store (a restarted process).
+
+        Built from the layout saved at the last compaction plus every message stored after
+        it, so a host that hands the same history back gets the same ids, not duplicates.
+        Only positions are trusted: a message that differs from the rebuilt one is new.
+        """
+        if not self.session_id:
+            return []
+        s = self.settings
+        saved = self.store.load_layout(self.session_id)
+        layout, upto = saved if saved is not None else ([], 0)
+        wanted = [e if isinstance(e, int) else e["x"] for e in layout if isinstance(e, int | dict)]
+        originals = {m.id: m.message() for m in self.store.get_messages(wanted)}
+        rebuilt: list[tuple[Message, int | None]] = []
+        for entry in layout:
+            if entry == "S":
+                text = render_summaries(self.store.roots(self.session_id))
+                rebuilt.append(({"role": "user", "content": text}, SYNTHETIC))
+            elif entry == "A":
+                rebuilt.append(({"role": "assistant", "content": ACK}, SYNTHETIC))
+            elif isinstance(entry, dict) and entry["x"] in originals:
+                original = originals[entry["x"]]
+                shown = externalize(original, entry["x"], s.large_output_chars, s.page_chars)
+                self._copies[id(shown)] = (shown, original)
+                rebuilt.append((shown, entry["x"]))
+            elif isinstance(entry, int) and entry in originals:
+                rebuilt.append((originals[entry], entry))
+        after = self.store.session_messages(self.session_id, after_id=upto, limit=1 << 40)
+        rebuilt.extend((m.message(), m.id) for m in after if m.role != "system")
+        return rebuilt
 
     def get_status(self) -> dict[str, Any]:
         status = super().get_status()

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 from hermes_core.tokens import estimate_message_tokens
 
 Message = dict[str, Any]
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added layouts (additive: CREATE ... IF NOT EXISTS)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -70,6 +70,7 @@ CREATE TABLE IF NOT EXISTS summaries (
 CREATE INDEX IF NOT EXISTS summaries_roots ON summaries (session_id, parent_id, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(meta, body, content='', columnsize=0);
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS layouts (session_id TEXT PRIMARY KEY, layout TEXT NOT NULL, upto INTEGER NOT NULL);
 INSERT OR IGNORE INTO state (key, value) VALUES ('fts_upto', 0);
 """
 
@@ -155,6 +156,8 @@ class Store(Protocol):
     def roots(self, session_id: str) -> list[SummaryRow]: ...
     def all_summaries(self, session_id: str | None) -> list[SummaryRow]: ...
     def session_size(self, session_id: str) -> int: ...
+    def save_layout(self, session_id: str, layout: list[Any], upto: int) -> None: ...
+    def load_layout(self, session_id: str) -> tuple[list[Any], int] | None: ...
     def stats(self, session_id: str | None) -> dict[str, Any]: ...
     def close(self) -> None: ...
 
@@ -438,6 +441,18 @@ class SQLiteStore:
         if session_id is None:
             return self._summaries("1 ORDER BY id", ())
         return self._summaries("session_id = ? ORDER BY id", (session_id,))
+
+    # -- the active context, for resuming a session in a new process -------------------
+
+    def save_layout(self, session_id: str, layout: list[Any], upto: int) -> None:
+        """What the engine last returned for the session, by id, and the last id it held."""
+        with self._write() as conn:
+            conn.execute("INSERT OR REPLACE INTO layouts (session_id, layout, upto) VALUES (?, ?, ?)",
+                         (session_id, json.dumps(layout), upto))
+
+    def load_layout(self, session_id: str) -> tuple[list[Any], int] | None:
+        rows = self._read("SELECT layout, upto FROM layouts WHERE session_id = ?", (session_id,))
+        return (json.loads(rows[0][0]), int(rows[0][1])) if rows else None
 
     # -- status -----------------------------------------------------------------------
 

@@ -200,3 +200,54 @@ def test_importing_the_engine_is_cheap() -> None:
             "print('sqlite3' in sys.modules, 'hermes_context_lcm.store' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_a_restarted_process_resumes_positions_without_duplicates(make_engine: Any, corpus_messages: Any,
+                                                                  tmp_path: Any) -> None:
+    messages = [m for m in corpus_messages["claude-code_ai-sessions_pomodoro"] if m["role"] != "system"]
+    first = make_engine(context_length=8000, large_output_chars=2000)
+    first.on_session_start("resume")
+    live: list[dict[str, Any]] = []
+    half = len(messages) // 2
+    for i, msg in enumerate(messages[:half]):
+        live.append(msg)
+        if messages[i + 1]["role"] != "tool" and first.should_compress_preflight(live):
+            live = first.compress(live)
+    assert first.compression_count >= 1
+    stored_before = first.store.session_size("resume")
+    first.store.close()
+    # a new process: the host hands back the same history, deserialized
+    second = make_engine(context_length=8000, large_output_chars=2000)
+    second.on_session_start("resume")
+    live = json.loads(json.dumps(live))
+    second.should_compress_preflight(live)
+    assert second.store.session_size("resume") == stored_before
+    for i, msg in enumerate(messages[half:], start=half):
+        live.append(msg)
+        if (i + 1 == len(messages) or messages[i + 1]["role"] != "tool") and second.should_compress_preflight(live):
+            live = second.compress(live)
+            assert not api_problems(live)
+    second.on_session_end("resume", live)
+    assert second.store.session_size("resume") == len(messages)  # every message stored exactly once
+    stored = session_ids(second)
+    assert set(stored) <= covered_ids(second) | in_context_ids(second)
+    # a history that does not match what was stored is stored, not matched by content
+    third = make_engine(context_length=8000)
+    third.on_session_start("resume")
+    third.should_compress_preflight([{"role": "user", "content": "a different conversation"}])
+    assert third.store.session_size("resume") == len(messages) + 1
+
+
+def test_resume_before_any_compaction(make_engine: Any) -> None:
+    first = make_engine()
+    first.on_session_start("early")
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hi"},
+               {"role": "user", "content": "hi"}]
+    first.should_compress_preflight([{"role": "system", "content": "prompt"}, *history])
+    second = make_engine()
+    second.on_session_start("early")
+    second.should_compress_preflight([{"role": "system", "content": "prompt"}, *history,
+                                      {"role": "assistant", "content": "bye"}])
+    contents = [(r.role, r.message()["content"]) for r in second.store.session_messages("early")]
+    assert contents == [("system", "prompt"), ("user", "hi"), ("assistant", "hi"), ("user", "hi"),
+                        ("system", "prompt"), ("assistant", "bye")]
