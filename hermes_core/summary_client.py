@@ -23,7 +23,7 @@ from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest, Summ
 if TYPE_CHECKING:
     from hermes_core.config import HermesConfig
 
-__all__ = ["DeterministicSummarizer", "LLMSummarizer", "build_prompt", "builtin_summarizers"]
+__all__ = ["DeterministicSummarizer", "LLMSummarizer", "build_prompt", "builtin_summarizers", "serialize_turns"]
 
 PREAMBLE = (
     "You are a summarization agent creating a context checkpoint. Your output will be injected "
