@@ -8,7 +8,8 @@ does and report what breaks the contract (seed 1.6):
 * hooks return the declared types (``prefetch`` and friends return ``str``);
 * ``prefetch`` and ``sync_turn`` return within a time budget (the work is background);
 * synced turns arrive in order (when the author supplies a way to read them back);
-* tool schemas are well-formed OpenAI function objects with unique names;
+* tool schemas are well-formed OpenAI function objects with unique names that do not
+  shadow the host's core tools;
 * tool calls return JSON strings, even with missing or wrong arguments;
 * ``shutdown`` is idempotent.
 
@@ -38,6 +39,7 @@ from typing import Any
 
 import pytest
 
+from hermes_core.memory_manager import BUILTIN, CORE_TOOL_NAMES
 from hermes_core.provider import MemoryProvider
 
 __all__ = [
@@ -252,6 +254,8 @@ def check_tool_schemas(factory: ProviderFactory, opts: ConformanceOptions) -> li
         if isinstance(name, str):
             if name in seen:
                 probe.problems.append(f"tool name {name!r} offered twice")
+            if name in CORE_TOOL_NAMES and provider.name != BUILTIN:
+                probe.problems.append(f"tool name {name!r} shadows a core tool; the host will refuse it")
             seen.add(name)
     _finish(probe, opts)
     return probe.problems
