@@ -118,8 +118,7 @@ class LLMSummarizer:
         body = {
             "model": model,
             "messages": [{"role": "system", "content": PREAMBLE}, {"role": "user", "content": build_prompt(request)}],
-            "temperature": 0.2,
-        }
+        }  # no temperature or max_tokens: reasoning models reject the one, the other truncated their summaries
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(aux.api_key_env, "") if aux.api_key_env else ""
         if key:
