@@ -3,6 +3,7 @@ newest user message verbatim and leaves every message either summarized or in co
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -59,4 +60,26 @@ def test_compaction_invariants(tmp_path: Path, groups: list[tuple[str, Any]], co
     covered = {m for s in store.all_summaries("p") if s.covers_kind == "messages" for m in s.covers}
     assert stored <= covered | {mid for _, mid in engine._tracked if mid is not None}
     assert [r.message() for r in store.session_messages("p", limit=10_000)] == messages
+    store.close()
+
+
+json_scalar = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12), text)
+json_value = st.recursive(json_scalar, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)), max_leaves=12)
+message = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system"])},
+    optional={"content": st.one_of(text, st.none(), st.lists(st.fixed_dictionaries({"type": st.just("text"),
+                                                                                     "text": text}), max_size=3)),
+              "name": st.text(max_size=10), "tool_call_id": st.text(max_size=10), "extra": json_value},
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(batch=st.lists(message, min_size=1, max_size=6))
+def test_store_round_trip_is_exact(batch: list[dict[str, Any]]) -> None:
+    store = SQLiteStore(":memory:")
+    ids = store.append("rt", batch)
+    back = [m.message() for m in store.get_messages(ids)]
+    assert back == batch
+    assert [json.dumps(m, ensure_ascii=False) for m in back] == [json.dumps(m, ensure_ascii=False) for m in batch]
     store.close()
