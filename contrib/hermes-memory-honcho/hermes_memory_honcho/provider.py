@@ -178,8 +178,8 @@ class HonchoMemoryProvider(MemoryProvider):
 
         s = self.settings
         key = uuid.uuid4().hex
-        messages = self._messages(key, [(s.user_peer, sanitize_context(user_content or "")),
-                                        (s.assistant_peer, assistant_content or "")])
+        messages = self._messages(key, [(s.user_peer, sanitize_context(_text(user_content))),
+                                        (s.assistant_peer, _text(assistant_content))])
         if messages:
             self._enqueue("turn", self._turn_payload(messages), key=key)
 
@@ -336,6 +336,13 @@ class HonchoMemoryProvider(MemoryProvider):
         })
         status["summary"] = status_line(status)
         return status
+
+
+def _text(value: Any) -> str:
+    """Message content as text; hosts pass strings, but a multi-part list must not crash."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
 
 
 def status_line(status: dict[str, Any]) -> str:
