@@ -162,3 +162,25 @@ def test_system_prompt_block_is_static(make_provider: Any) -> None:
     provider.initialize("static")
     provider.sync_turn("a", "b")
     assert provider.system_prompt_block() == before
+
+
+@pytest.mark.parametrize("strategy", ["per-repo", "per-directory", "global"])
+def test_session_strategy_decides_the_honcho_session(make_provider: Any, server: FakeHonchoServer, tmp_path: Any,
+                                                     monkeypatch: pytest.MonkeyPatch, strategy: str) -> None:
+    repo = tmp_path / "myrepo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    monkeypatch.chdir(repo / "src")
+    sessions = []
+    for agent_session in ("first", "second"):  # two agent sessions in the same place
+        provider = make_provider(session_strategy=strategy)
+        provider.initialize(agent_session)
+        provider.sync_turn(f"hi from {agent_session}", "hello")
+        provider.on_session_end(agent_session, [])
+        sessions.append(provider.honcho_session)
+        provider.shutdown()
+    assert sessions[0] == sessions[1]
+    prefix = {"per-repo": "myrepo-", "per-directory": "src-", "global": "hermes-global"}[strategy]
+    assert sessions[0].startswith(prefix)
+    assert [m["content"] for m in server.messages(sessions[0])] == ["hi from first", "hello", "hi from second",
+                                                                    "hello"]
