@@ -8,6 +8,8 @@ parsed by hand; anything richer (block scalars, nested maps, escapes, anchors) g
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 
@@ -15,7 +17,22 @@ class FrontMatterError(ValueError):
     """The front matter is present but unusable (unterminated, invalid YAML, not a mapping)."""
 
 
-_SPECIAL_START = ("|", ">", "&", "*", "!", "{", "%", "@", "`")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+# Plain scalars starting with an indicator or blank are left to YAML itself.
+_INDICATOR = re.compile(r"[-?:,\[\]{}#&*!|>'\"%@`\s]")
+
+
+@functools.cache
+def _implicit_resolvers() -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+    import yaml
+
+    return yaml.resolver.Resolver.yaml_implicit_resolvers  # type: ignore[no-any-return]
+
+
+def _typed(value: str) -> bool:
+    """Whether YAML reads this plain scalar as a non-string (number, date, bool, null...)."""
+    candidates = _implicit_resolvers().get(value[0], ())
+    return any(tag != "tag:yaml.org,2002:str" and rx.match(value) for tag, rx in candidates)
 
 
 def split(text: str) -> tuple[str | None, str]:
@@ -36,34 +53,39 @@ def split(text: str) -> tuple[str | None, str]:
         pos = nl + 1
 
 
+def _plain(value: str) -> bool:
+    """A plain scalar YAML reads as this very string."""
+    return not (_INDICATOR.match(value) or value[-1].isspace() or ": " in value or "#" in value
+                or value.endswith(":") or _typed(value))
+
+
 def _scalar(value: str) -> str | list[str] | None:
-    """A plain or simply-quoted scalar, or a flat ``[a, b]`` list; None means 'ask YAML'."""
+    """A plain or simply-quoted string, or a flat ``[a, b]`` list of them; None means 'ask YAML'."""
     if not value:
-        return ""
-    if value.startswith(_SPECIAL_START) or ": " in value or " #" in value:
         return None
     if value[0] in "\"'":
-        quote = value[0]
         inner = value[1:-1]
-        if len(value) < 2 or value[-1] != quote or quote in inner or "\\" in inner:
+        if len(value) < 2 or value[-1] != value[0] or value[0] in inner or "\\" in inner or not inner.isprintable():
             return None
         return inner
     if value[0] == "[":
-        if not value.endswith("]") or any(c in value[1:-1] for c in "[]{}\"'"):
+        items = [item.strip() for item in value[1:-1].split(",")]
+        if not value.endswith("]") or not all(item and _plain(item) and "]" not in item for item in items):
             return None
-        return [item.strip() for item in value[1:-1].split(",") if item.strip()]
-    return value
+        return items
+    return value if _plain(value) else None
 
 
 def parse(block: str) -> dict[str, Any]:
     """The front matter block as a mapping."""
     result: dict[str, Any] = {}
-    for line in block.splitlines():
-        stripped = line.strip()
+    for line in block.replace("\r\n", "\n").split("\n"):
+        stripped = line.strip(" \t")  # YAML's blanks, not Python's whitespace
         if not stripped or stripped.startswith("#"):
             continue
         key, sep, value = line.partition(":")
-        scalar = _scalar(value.strip()) if sep and not line[0].isspace() and key.strip() == key else None
+        ok = sep and line.isprintable() and _KEY.match(key) and not _typed(key) and (not value or value[0] == " ")
+        scalar = _scalar(value.strip(" ")) if ok else None
         if scalar is None:
             return _parse_yaml(block)
         result[key] = scalar
