@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 from hermes_prompt.context_files import HEADER, context_files_section, find_git_root
-from hermes_prompt.files import MAX_READ_BYTES
+from hermes_prompt.files import MAX_READ_BYTES, truncate
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def build(cwd: Path, max_chars: int = 20_000) -> tuple[str, list[dict]]:
@@ -212,3 +214,18 @@ def test_file_whose_read_fails_is_skipped_even_for_root(repo: Path) -> None:
     text, findings = build(repo)
     assert text.endswith("## CLAUDE.md\n\nfallback")
     assert findings[0]["kind"] == "skipped" and findings[0]["reason"].startswith("unreadable")
+
+
+@settings(max_examples=200, deadline=None)
+@given(length=st.integers(0, 5_000), cap=st.integers(101, 3_000))
+def test_truncate_keeps_head_and_tail_exactly(length: int, cap: int) -> None:
+    text = "".join(chr(ord("a") + i % 26) for i in range(length))
+    out, finding = truncate(text, "AGENTS.md", Path("/p/AGENTS.md"), cap)
+    if length <= cap:
+        assert out == text and finding is None
+        return
+    head, tail = int(cap * 0.7), int(cap * 0.2)
+    assert out.startswith(text[:head]) and out.endswith(text[length - tail :])
+    assert finding is not None and finding["kept"] == head + tail and finding["omitted"] == length - head - tail
+    marker = out[head : len(out) - tail]
+    assert marker.strip().startswith("[...truncated AGENTS.md") and "/p/AGENTS.md" in marker
