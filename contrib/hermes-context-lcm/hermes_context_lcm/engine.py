@@ -14,6 +14,7 @@ its new positions, and a position whose message changed is stored as a new messa
 from __future__ import annotations
 
 import logging
+import operator
 import threading
 import time
 import uuid
@@ -26,7 +27,7 @@ from hermes_context_lcm.outputs import externalize
 from hermes_context_lcm.settings import LCMSettings
 from hermes_core.engine import ContextEngine
 from hermes_core.messages import api_problems, last_user_index
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
     from hermes_context_lcm.store import Store, StoredMessage
@@ -55,7 +56,10 @@ class LCMEngine(ContextEngine):
         self._store: Store | None = None
         self._lock = threading.RLock()
         self.session_id = ""
-        self._tracked: list[tuple[Message, int | None]] = []
+        # Per position of the list last seen or returned: the message, its id, its estimate.
+        self._msgs: list[Message] = []
+        self._ids: list[int | None] = []
+        self._tokens: list[int] | None = None  # None: recompute from _msgs
         self._covered: set[int] | None = None
         self._system_hashes: set[int] = set()
         #: Messages the engine returned altered (a large output became a reference),
@@ -106,7 +110,8 @@ class LCMEngine(ContextEngine):
         """Store what is new in ``messages``; ``(leading system count, id per other position)``.
 
         Leading system messages are stored once per distinct text; they are the host's,
-        not part of the conversation the engine compacts.
+        not part of the conversation the engine compacts. The common case, a host that
+        appended to the list the engine last saw, is checked by identity at C speed.
         """
         from hermes_context_lcm.store import StoreError
 
@@ -114,35 +119,53 @@ class LCMEngine(ContextEngine):
         while nsys < len(messages) and messages[nsys].get("role") == "system":
             nsys += 1
         conv = messages[nsys:]
-        if not self._tracked and not self._resumed:
+        if not self._msgs and not self._resumed:
             self._resumed = True
             try:
-                self._tracked = self._resume()
+                self._set_tracked(self._resume())
             except StoreError as exc:
                 log.warning("LCM: could not read the session's earlier context: %s", exc)
-        ids: list[int | None] = []
-        fresh: list[int] = []
-        for i, msg in enumerate(conv):
-            if i < len(self._tracked):
-                known, mid = self._tracked[i]
-                if mid != UNSTORED and (msg is known or msg == known):
-                    ids.append(mid)
+        known = len(self._msgs)
+        if self._tokens is None:
+            self._tokens = message_tokens(self._msgs)
+        if len(conv) >= known and UNSTORED not in self._ids and all(map(operator.is_, conv, self._msgs)):
+            ids, tokens, fresh = list(self._ids), list(self._tokens), list(range(known, len(conv)))
+            ids += [UNSTORED] * len(fresh)
+            tokens += message_tokens(conv[known:])
+        else:
+            ids, tokens, fresh = [], [], []
+            for i, msg in enumerate(conv):
+                if i < known and self._ids[i] != UNSTORED and (msg is self._msgs[i] or msg == self._msgs[i]):
+                    ids.append(self._ids[i])
+                    tokens.append(self._tokens[i])
                     continue
-            ids.append(UNSTORED)
-            fresh.append(i)
+                ids.append(UNSTORED)
+                fresh.append(i)
+                tokens.append(estimate_message_tokens(msg))
         systems = [m for m in messages[:nsys] if hash(str(m.get("content"))) not in self._system_hashes]
-        try:
-            session = self._bind()
-            stored = self.store.append(session, [*systems, *(conv[i] for i in fresh)])
-            self._system_hashes.update(hash(str(m.get("content"))) for m in systems)
-            for i, mid in zip(fresh, stored[len(systems):], strict=True):
-                ids[i] = mid
-            self.store_error = ""
-        except StoreError as exc:
-            self.store_error = str(exc)
-            log.warning("LCM: could not store %d message(s): %s; keeping them in context", len(fresh), exc)
-        self._tracked = list(zip(conv, ids, strict=True))
+        if fresh or systems:
+            try:
+                session = self._bind()
+                stored = self.store.append(session, [*systems, *(conv[i] for i in fresh)])
+                self._system_hashes.update(hash(str(m.get("content"))) for m in systems)
+                for i, mid in zip(fresh, stored[len(systems):], strict=True):
+                    ids[i] = mid
+                self.store_error = ""
+            except StoreError as exc:
+                self.store_error = str(exc)
+                log.warning("LCM: could not store %d message(s): %s; keeping them in context", len(fresh), exc)
+        self._msgs, self._ids, self._tokens = list(conv), ids, tokens
         return nsys, ids
+
+    @property
+    def _tracked(self) -> list[tuple[Message, int | None]]:
+        """Each position of the list last seen or returned, with its stored id."""
+        return list(zip(self._msgs, self._ids, strict=True))
+
+    def _set_tracked(self, pairs: list[tuple[Message, int | None]]) -> None:
+        self._msgs = [m for m, _ in pairs]
+        self._ids = [mid for _, mid in pairs]
+        self._tokens = None
 
     def _covered_ids(self) -> set[int]:
         if self._covered is None:
@@ -164,10 +187,12 @@ class LCMEngine(ContextEngine):
         return bool(self.threshold_tokens) and tokens >= self.threshold_tokens
 
     def should_compress_preflight(self, messages: list[Message]) -> bool:
-        """Stores the turn so far (ingest happens here, a turn at a time), then checks."""
+        """Stores the turn so far (ingest happens here, a turn at a time), then checks the
+        rough estimate, reusing the estimates of positions already seen."""
         with self._lock:
-            self._observe(messages)
-        return super().should_compress_preflight(messages)
+            nsys, _ids = self._observe(messages)
+            tokens = estimate_messages_tokens(messages[:nsys]) + sum(self._tokens or ())
+        return bool(self.threshold_tokens) and tokens >= self.threshold_tokens
 
     def compress(
         self,
@@ -257,7 +282,7 @@ class LCMEngine(ContextEngine):
             note = self._over_target_reason(after, threshold)
         if result == messages:
             return messages, note or "nothing to compact", escalation.worst_source
-        self._tracked = tracked
+        self._set_tracked(tracked)
         self._copies = {id(shown_msg): (shown_msg, orig) for shown_msg, orig in self._altered(tracked, conv, ids)}
         self.store.save_layout(self._bind(), self._layout(tracked), max((m for m in ids if m is not None), default=0))
         return result, note, escalation.worst_source
@@ -378,7 +403,8 @@ class LCMEngine(ContextEngine):
             self._forget_positions()
 
     def _forget_positions(self) -> None:
-        self._tracked, self._covered, self._system_hashes, self._copies = [], None, set(), {}
+        self._set_tracked([])
+        self._covered, self._system_hashes, self._copies = None, set(), {}
         self._resumed = False
 
     def _resume(self) -> list[tuple[Message, int | None]]:
