@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from hermes_core.messages import text_of
+from hermes_core.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
     from hermes_context_lcm.dag import NewSummary
-from hermes_core.tokens import estimate_message_tokens
 
 Message = dict[str, Any]
 SCHEMA_VERSION = 2  # 2 added layouts (additive: CREATE ... IF NOT EXISTS)
