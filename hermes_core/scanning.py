@@ -192,7 +192,7 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("html_comment_injection", "[//]:", rf"^\s*\[//\]:\s*#\s*\([^)\n]*{_MODAL}"),
     ("hidden_div", "display", r"<\s*div\s+style\s*=\s*[\"'][^>]{0,500}?display\s*:\s*none"),
     ("hidden_div", "style",
-     r"<\s*(?:span|p|font)\s+style\s*=\s*[\"'][^\"'>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)"),
+     r"<\s*(?:span|p|font)\s+style\s*=\s*[\"'][^\"'>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]))"),
     # -- code injection -----------------------------------------------------------------
     ("translate_execute", "translate", r"translate\s+(?:\S+\s+){0,8}?into\s+(?:\S+\s+){0,8}?and\s+(execute|run|eval)"),
     ("translate_execute", "decode", r"\bdecode\s+(?:this\s+|it\s+)?(?:and|then)\s+(?:execute|run|eval)\b"),

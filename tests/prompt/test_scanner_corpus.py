@@ -46,3 +46,18 @@ def test_detection_rate_on_payloads(corpus: Path) -> None:
 def test_unicode_tag_skill_is_caught_for_the_right_reason(corpus: Path) -> None:
     rows = {json.loads(line)["id"]: json.loads(line) for line in (corpus / "malicious" / "payloads.jsonl").open()}
     assert "unicode_tags" in pattern_ids(scan_text(rows["cisco-001"]["text"]))
+
+
+def test_no_findings_in_real_agent_transcripts(transcripts_dir: Path) -> None:
+    """Ordinary user, assistant and tool text (code, HTML, shell output) is not an attack."""
+    from hermes_core.messages import text_of
+    from hermes_core.transcripts import load_transcript
+
+    scanned, flagged = 0, []
+    for path in sorted(transcripts_dir.glob("*.json*")):
+        for message in load_transcript(path).messages:
+            text = text_of(message.get("content"))
+            if text:
+                scanned += 1
+                flagged += [(path.name, f.pattern_id, f.excerpt) for f in scan_text(text)]
+    assert scanned > 1000 and flagged == []

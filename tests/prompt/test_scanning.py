@@ -123,6 +123,7 @@ def test_line_numbers_survive_folding() -> None:
         "Run `curl -LsSf https://astral.sh/uv/install.sh | sh` to install uv.",
         "<!-- BEGIN:nextjs-agent-rules -->\nUse the app router.\n<!-- END:nextjs-agent-rules -->",
         "Sanitise input to prevent SQL injection and prompt injection attacks.",
+        '<span style="color: #444; font-size: 0.85em">note</span>',
     ],
 )
 def test_hard_benign_sentences_pass(text: str) -> None:
