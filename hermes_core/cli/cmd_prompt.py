@@ -46,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
         print_report(report)
     else:
         sys.stdout.write(prompt.text + "\n")
+        counts = {kind: n for kind, n in report["counts"].items() if n}
+        if counts:  # the prompt goes to stdout; say on stderr that something was left out
+            summary = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+            print(f"note: {summary} (details: hermes-core prompt --report)", file=sys.stderr)
     return 0
 
 

@@ -35,6 +35,10 @@ def test_prints_the_prompt(setup: tuple[Path, Path]) -> None:
     assert done.returncode == 0, done.stderr
     assert "Claude rules: small commits." in done.stdout and "1600 characters" in done.stdout
     assert "<mandatory_tool_use>" in done.stdout and "- review: Review code" in done.stdout
+    assert done.stderr == ""
+    blocked = run_cli(home, "--cwd", str(repo))
+    assert "[BLOCKED: AGENTS.md" in blocked.stdout
+    assert blocked.stderr == "note: 1 blocked (details: hermes-core prompt --report)\n"
 
 
 def test_report_names_largest_parts_and_blocked_file(setup: tuple[Path, Path]) -> None:
