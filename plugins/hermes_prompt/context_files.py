@@ -80,10 +80,6 @@ def candidate_sources(cwd: Path, git_root: Path | None) -> Iterator[list[Path]]:
         yield cursor
 
 
-def _display_name(path: Path, cwd: Path) -> str:
-    return os.path.relpath(path, cwd) if path.is_absolute() else str(path)
-
-
 def context_files_section(cwd: Path, max_chars: int) -> PromptSection:
     """The first usable source, scanned and truncated, with what was skipped on the way."""
     try:
@@ -97,18 +93,16 @@ def context_files_section(cwd: Path, max_chars: int) -> PromptSection:
                          "reason": "no git root above the working directory: .hermes.md searched in cwd only"})
     for files in candidate_sources(cwd, git_root):
         parts: list[str] = []
-        skipped: list[dict[str, Any]] = []
         for path in files:
-            name = _display_name(path, cwd)
+            name = os.path.relpath(path, cwd)
             loaded = load_guarded(path, name, max_chars, strip_header=True)
             if isinstance(loaded, Skip):
-                skipped.append(loaded.finding())
+                findings.append(loaded.finding())
                 continue
             body, part_findings = loaded
             findings.extend(part_findings)
             if body:
                 parts.append(f"## {name}\n\n{body}")
-        findings.extend(skipped)
         if parts:
             text = HEADER + "\n\n".join(parts)
             return PromptSection("context_files", text, order=ORDER, source=str(files[0]), findings=findings)
