@@ -288,6 +288,24 @@ def _merge(local: list[Skill], external: list[list[Skill]], findings: list[Findi
     return list(merged.values())
 
 
+def _unflagged(skills: list[Skill], findings: list[Finding]) -> list[Skill]:
+    """Skills from a read-only, third-party dir, minus those whose name or description fail the scan.
+
+    One scan over one line per skill keeps this cheap; local skills are the user's own
+    and are not scanned (that would double the cold build).
+    """
+    from hermes_core.scanning import pattern_ids, scan_text
+
+    hits = scan_text("\n".join(f"{s[NAME]}: {s[DESCRIPTION]}" for s in skills))
+    bad_lines = {h.line for h in hits}
+    for line in sorted(bad_lines):
+        skill = skills[line - 1]
+        ids = pattern_ids([h for h in hits if h.line == line])
+        reason = f"external skill '{skill[NAME]}' not listed: its description matches {', '.join(ids)}"
+        findings.append({"kind": "blocked", "path": skill[FOLDER], "pattern_ids": ids, "reason": reason})
+    return [s for n, s in enumerate(skills, 1) if n not in bad_lines]
+
+
 def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform: str = "cli") -> tuple[
     str, tuple[Finding, ...], str
 ]:
@@ -310,7 +328,7 @@ def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform
     external = []
     for directory in external_dirs:
         ext = _Scan(Path(directory).expanduser()).run()
-        external.append(ext.skills)
+        external.append(_unflagged(ext.skills, findings))
         findings.extend(ext.findings)
         for name, desc in ext.categories.items():
             categories.setdefault(name, desc)
