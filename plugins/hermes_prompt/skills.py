@@ -16,7 +16,9 @@ Three layers, fastest first:
    DESCRIPTION.md, plus the mtime of every directory walked outside skill folders (a
    directory's mtime changes when an entry is added, removed or renamed, so checking
    it replaces listing it). Written atomically after each full scan.
-3. a full scan. External dirs are always scanned fresh and never enter the snapshot.
+3. a full scan. External dirs are always scanned fresh and never enter the snapshot;
+   their skills are third-party, so names and descriptions that fail the injection scan
+   are left out and reported.
 """
 
 from __future__ import annotations
