@@ -29,7 +29,9 @@ class _Args(BaseModel):
 
 
 class GrepArgs(_Args):
-    pattern: str = Field(min_length=1, description="Words to find (full_text) or a Python regex (regex).")
+    pattern: str = Field(min_length=1, description=(
+        "Words to find (full_text: whole words, \"a phrase\", prefix*, AND/OR/NOT) or a Python regex "
+        "(regex: also matches inside words, e.g. CJK text; scans up to 5000 messages per call)."))
     mode: Literal["full_text", "regex"] = "full_text"
     scope: Literal["session", "all"] | None = Field(
         None, description="This session (the default once it has stored messages) or every stored session.")
@@ -166,6 +168,7 @@ def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
         raise ValueError("no session is active; use scope='all'")
     results: list[dict[str, Any]] = []
     next_cursor: int | None = None
+    extra: dict[str, Any] = {}
     if args.mode == "full_text":
         expr, terms = fts_expression(args.pattern)
         meta = [session_token(session)] if session else []
@@ -212,8 +215,9 @@ def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
                         if len(results) - results_before >= args.limit:
                             break
             next_cursor = before
+            extra["scanned"] = scanned
     return {"pattern": args.pattern, "mode": args.mode, "scope": scope, "count": len(results),
-            "results": results, "next_cursor": next_cursor}
+            "results": results, "next_cursor": next_cursor, **extra}
 
 
 # -- lcm_describe ----------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def test_grep_finds_summaries_and_rare_words(engine: LCMEngine) -> None:
 
 def test_grep_regex_mode_pages_with_a_cursor(engine: LCMEngine) -> None:
     result = call(engine, "lcm_grep", pattern=r"def \w+\(", mode="regex", scope="all", target="messages", limit=3)
-    assert result["count"] == 3 and result["next_cursor"]
+    assert result["count"] == 3 and result["next_cursor"] and result["scanned"] >= 3
     nxt = call(engine, "lcm_grep", pattern=r"def \w+\(", mode="regex", scope="all", target="messages", limit=3,
                cursor=result["next_cursor"])
     assert nxt["results"] and min(int(r["id"][4:]) for r in result["results"]) > max(int(r["id"][4:])
@@ -141,3 +141,11 @@ def test_fts_expression_quotes_everything() -> None:
         "foo.bar", "exact phrase", "pre"])
     expr, _ = fts_expression('a"b) AND')
     assert expr == '"a""b)"'
+
+
+def test_regex_finds_text_inside_words(engine: LCMEngine) -> None:
+    engine.store.append("cjk", [{"role": "user", "content": "请把番茄钟的计时器改成二十五分钟"}])
+    words = call(engine, "lcm_grep", pattern="计时器", scope="all", target="messages")
+    regex = call(engine, "lcm_grep", pattern="计时器", mode="regex", scope="all", target="messages")
+    assert words["count"] == 0  # one unbroken run of CJK is a single full-text token
+    assert [r["session_id"] for r in regex["results"]] == ["cjk"]
