@@ -46,8 +46,13 @@ def describe_text(text: str) -> str:
     return f"{len(text):,} chars, {lines:,} lines, {kind}; starts: {first!r}"
 
 
+def page_count(content: Any, page_chars: int) -> int:
+    """Pages ``lcm_expand`` needs for a message content (a non-string content is one page)."""
+    return max(1, -(-len(content) // page_chars)) if isinstance(content, str) else 1
+
+
 def reference_text(message_id: int, text: str, page_chars: int) -> str:
-    pages = max(1, -(-len(text) // page_chars))
+    pages = page_count(text, page_chars)
     return (f"[LCM stored output msg_{message_id}: {describe_text(text)}. It is kept in full: read it with "
             f"lcm_expand(id=\"msg_{message_id}\", page=1..{pages}).]")
 

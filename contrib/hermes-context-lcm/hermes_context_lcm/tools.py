@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hermes_context_lcm.outputs import describe_text
+from hermes_context_lcm.outputs import describe_text, page_count
 from hermes_context_lcm.store import StoredMessage, StoreError, SummaryRow, role_token, session_token
 
 if TYPE_CHECKING:
@@ -255,12 +255,7 @@ def describe(engine: LCMEngine, args: DescribeArgs) -> dict[str, Any]:
     text = m.text()
     return {"id": f"msg_{m.id}", "type": "message", "session_id": m.session_id, "seq": m.seq, "role": m.role,
             "tool_call_id": msg.get("tool_call_id"), "chars": len(text), "tokens": m.tokens,
-            "description": describe_text(text), "pages": _pages_needed(msg, engine.settings.page_chars)}
-
-
-def _pages_needed(msg: dict[str, Any], page_chars: int) -> int:
-    content = msg.get("content")
-    return max(1, -(-len(content) // page_chars)) if isinstance(content, str) else 1
+            "description": describe_text(text), "pages": page_count(msg.get("content"), engine.settings.page_chars)}
 
 
 # -- lcm_expand ------------------------------------------------------------------------------
@@ -320,7 +315,7 @@ def _expand_message(m: StoredMessage, page: int, budget_chars: int) -> dict[str,
     """The whole message; its content in pages of ``budget_chars`` (join them for the original)."""
     msg = m.message()
     content = msg.get("content")
-    pages = max(1, -(-len(content) // budget_chars)) if isinstance(content, str) else 1
+    pages = page_count(content, budget_chars)
     if page > pages:
         raise ValueError(f"page {page} is past the end: msg_{m.id} has {pages} page(s)")
     if isinstance(content, str):
