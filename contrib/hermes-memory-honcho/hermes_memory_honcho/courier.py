@@ -33,6 +33,7 @@ class Courier:
         self._passes = threading.Condition()
         self._pass_count = 0
         self._last_pass_ok = False
+        self._in_pass = False
         self._single_until = 0  # after a rejected batch, resend one entry at a time
         self._thread = threading.Thread(target=self._run, name="honcho-courier", daemon=True)
         self.delivered = 0
@@ -56,7 +57,8 @@ class Courier:
         deadline = time.monotonic() + timeout
         with self._passes:
             while self._thread.is_alive():
-                target = self._pass_count + 1
+                # a pass already running may have read the outbox before our entry: wait for the next
+                target = self._pass_count + (2 if self._in_pass else 1)
                 self._force = True
                 self.wake()
                 while self._pass_count < target:
@@ -89,13 +91,16 @@ class Courier:
                 delay = self.health.backoff_remaining()
                 if delay > 0:  # a wake-up inside the backoff window does not hammer Honcho
                     continue
-            self._force = False
+            with self._passes:
+                self._force = False
+                self._in_pass = True
             try:
                 delay = self._pass()
             except Exception:  # e.g. the outbox file became unreadable: say so, keep going
                 log.exception("Honcho courier pass failed; retrying in %.0fs", IDLE_POLL)
                 delay = IDLE_POLL
             with self._passes:
+                self._in_pass = False
                 self._pass_count += 1
                 self._passes.notify_all()
             if self._stopping:
