@@ -68,7 +68,7 @@ def classify(exc: BaseException) -> Failure:
         cause = exc.__cause__
         if isinstance(cause, httpx.ConnectError):
             return Failure("unreachable", text)
-        if isinstance(cause, json.JSONDecodeError | ValueError) and not isinstance(cause, httpx.HTTPError):
+        if isinstance(cause, ValueError):  # the SDK wraps a failed response.json() like this
             return Failure("malformed", f"response is not JSON: {text}", maybe_sent=True)
         return Failure("unreachable", text, maybe_sent=True)
     if isinstance(exc, pydantic.ValidationError | json.JSONDecodeError | KeyError | TypeError):
