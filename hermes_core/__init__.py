@@ -23,6 +23,7 @@ _EXPORTS = {
     "ConfigMigration": "hermes_core.records",
     "PromptContext": "hermes_core.records",
     "PromptSection": "hermes_core.records",
+    "Session": "hermes_core.session",
     "Summarizer": "hermes_core.summarize",
     "SummaryError": "hermes_core.summarize",
     "SummaryRequest": "hermes_core.summarize",
@@ -40,6 +41,7 @@ __all__ = [
     "PluginHost",
     "PromptContext",
     "PromptSection",
+    "Session",
     "Summarizer",
     "SummaryError",
     "SummaryRequest",
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
     from hermes_core.provider import MemoryProvider
     from hermes_core.rawconfig import ConfigError
     from hermes_core.records import CompactionReport, ConfigMigration, PromptContext, PromptSection
+    from hermes_core.session import Session
     from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest, SummaryResult
 
 

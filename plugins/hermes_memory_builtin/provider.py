@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from hermes_core.provider import MemoryProvider
 from hermes_memory_builtin.snapshot import build_snapshot
 from hermes_memory_builtin.store import MemoryStore
-from hermes_memory_builtin.tool import TOOL_NAME, run_memory_tool, tool_schema
 
 if TYPE_CHECKING:
     from hermes_core.plugin_context import PluginContext
@@ -58,12 +57,16 @@ class BuiltinMemoryProvider(MemoryProvider):
         return self._snapshot
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
+        from hermes_memory_builtin.tool import tool_schema  # pydantic: loaded on first use, not at import
+
         return [tool_schema(self.targets)]
 
     def on_turn_start(self, turn_number: int, message: str) -> None:
         self._failures = 0
 
     def handle_tool_call(self, name: str, args: dict[str, Any]) -> str | None:
+        from hermes_memory_builtin.tool import TOOL_NAME, run_memory_tool
+
         if name != TOOL_NAME:
             return None
         result = run_memory_tool(self.store, args, self.targets)
