@@ -129,5 +129,9 @@ class ProviderHooks:
         return self.provider.handle_tool_call(name, args)
 
     @hookimpl
+    def hermes_memory_get_status(self, probe: bool) -> dict[str, Any]:
+        return self.provider.get_status(probe=probe)
+
+    @hookimpl
     def hermes_memory_shutdown(self) -> None:
         self.provider.shutdown()

@@ -210,7 +210,29 @@ def _build_host(config: HermesConfig, home: Path) -> tuple[PluginHost | None, li
                                     "plugins.disabled"))
     findings += [Finding("plugins", "warn", w, "see `hermes-core plugins` for what is installed")
                  for w in host.warnings]
+    findings += list(check_providers(host))
     return host, findings
+
+
+PROVIDER_LEVELS: dict[str, Level] = {"ok": "ok", "starting": "info", "degraded": "warn", "unavailable": "error"}
+
+
+def check_providers(host: PluginHost) -> Iterator[Finding]:
+    """Each memory provider's own health (``get_status(probe=True)``: one bounded request)."""
+    for provider in host.memory.providers:
+        try:
+            status = provider.get_status(probe=True)
+        except Exception as exc:  # a broken status method is itself a finding
+            yield Finding("memory provider", "warn", f"{provider.name}: get_status() raised {type(exc).__name__}: "
+                          f"{exc}", f"report this to the {provider.name} provider's authors")
+            continue
+        state = str(status.get("state", "ok"))
+        level = PROVIDER_LEVELS.get(state, "warn")
+        summary = str(status.get("summary") or f"{provider.name}: {state}")
+        fix = "" if level in ("ok", "info") else (
+            f"check plugins.{provider.name} in config.yaml and that the service is reachable; "
+            "turns are kept and delivered when it recovers")
+        yield Finding("memory provider", level, summary, fix)
 
 
 def check_auxiliary(config: HermesConfig, timeout: float) -> Iterator[Finding]:

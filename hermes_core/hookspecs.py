@@ -272,5 +272,14 @@ def hermes_memory_handle_tool_call(name: str, args: dict[str, Any]) -> str | Non
 
 
 @hookspec
+def hermes_memory_get_status(probe: bool) -> dict[str, Any]:  # type: ignore[empty-body]
+    """The provider's health: ``state`` (ok/starting/degraded/unavailable) and ``summary``.
+
+    Fires when ``doctor`` or a status display asks. ``probe=True`` allows one bounded
+    request. Results are collected, one per provider.
+    """
+
+
+@hookspec
 def hermes_memory_shutdown() -> None:
     """Release connections. Fires once, after pending work was drained."""

@@ -567,22 +567,26 @@ def _short(value: Any, limit: int = 200) -> str:
 
 
 def apply_config_migrations(home: Path, raw: dict[str, Any], migrations: Iterable[ConfigMigration]) -> list[str]:
-    """Run each migration not yet recorded for ``home``; persist config once if changed."""
+    """Apply each migration not yet recorded for ``home``; persist config and ids if any applied.
+
+    A migration whose ``apply`` returns False (nothing to migrate yet) is not recorded, so
+    it is offered again next time; one that applied never runs again.
+    """
     done = applied_migrations(home)
-    changed, ran = False, []
+    ran = []
     for migration in migrations:
         if migration.id in done:
             continue
         try:
-            changed = bool(migration.apply(raw)) or changed
+            applied = bool(migration.apply(raw))
         except Exception as exc:
             log.warning("config migration %s failed: %s: %s", migration.id, type(exc).__name__, exc)
             continue
-        done.add(migration.id)
-        ran.append(migration.id)
-    if changed:
-        write_raw_config(home / "config.yaml", raw)
+        if applied:
+            done.add(migration.id)
+            ran.append(migration.id)
     if ran:
+        write_raw_config(home / "config.yaml", raw)
         record_migrations(home, done)
     return ran
 

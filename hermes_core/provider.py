@@ -90,5 +90,14 @@ class MemoryProvider(ABC):
         """Run one of the provider's tools; ``None`` means "not mine"."""
         return None
 
+    def get_status(self, probe: bool = False) -> dict[str, Any]:
+        """Health for ``hermes-core doctor`` and logs.
+
+        At least ``state`` (``ok``, ``starting``, ``degraded`` or ``unavailable``) and a
+        one-line ``summary``. ``probe=True`` may make one bounded request, so a provider
+        that was never initialised (as in ``doctor``) still reports reachability.
+        """
+        return {"provider": self.name, "state": "ok", "summary": f"{self.name}: ok"}
+
     def shutdown(self) -> None:
         """Release connections."""

@@ -139,3 +139,13 @@ def test_migrations_run_once_and_persist(write_config, hermes_home):
     build_host(home=hermes_home, load_entrypoints=False, plugins=[plugin], engines=ENGINES)
     assert plugin.calls == 1
     assert yaml.safe_load((hermes_home / "config.yaml").read_text())["memory"]["provider"] == ""
+
+
+def test_a_migration_with_nothing_to_migrate_is_offered_again(write_config, hermes_home):
+    write_config({"memory": {"provider": "other"}})
+    plugin = Migrates()
+    build_host(home=hermes_home, load_entrypoints=False, plugins=[plugin], engines=ENGINES)
+    assert plugin.calls == 1 and not (hermes_home / "state" / "migrations.json").exists()
+    write_config({"memory": {"provider": ""}})  # now there is something to migrate
+    host = build_host(home=hermes_home, load_entrypoints=False, plugins=[plugin], engines=ENGINES)
+    assert plugin.calls == 2 and host.config.memory.provider == "notes"

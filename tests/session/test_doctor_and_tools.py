@@ -205,3 +205,27 @@ def test_tools_list_and_call(hermes_home: Path, capsys: pytest.CaptureFixture[st
     assert main(["tools", "call", "memory", "[1]"]) == 2
     assert main(["tools", "call", "no_such_tool"]) == 2
     assert "unknown tool 'no_such_tool'. Available: memory" in capsys.readouterr().err
+
+
+def test_doctor_reports_each_memory_providers_health(hermes_home, write_config, installed_distribution):
+    from hermes_core.doctor import run_doctor
+
+    installed_distribution(
+        "hermes-memory-flaky",
+        entry_points={"hermes.memory_providers": {"flaky": "flaky_mem:Flaky"}},
+        modules={"flaky_mem.py": (
+            "from hermes_core import MemoryProvider\n\n\n"
+            "class Flaky(MemoryProvider):\n"
+            "    name = 'flaky'\n\n"
+            "    def is_available(self):\n        return True, ''\n\n"
+            "    def initialize(self, session_id):\n        pass\n\n"
+            "    def get_status(self, probe=False):\n"
+            "        return {'state': 'degraded', 'summary': f'flaky: unreachable (probe={probe})'}\n"
+        )},
+    )
+    path = write_config({"memory": {"provider": "flaky"}})
+    report = run_doctor(hermes_home, path, cwd=hermes_home)
+    (finding,) = [f for f in report.findings if f.check == "memory provider" and "flaky" in f.message]
+    assert finding.level == "warn" and finding.message == "flaky: unreachable (probe=True)" and finding.fix
+    builtin = [f for f in report.findings if f.check == "memory provider" and f.message.startswith("builtin")]
+    assert builtin and builtin[0].level == "ok"
