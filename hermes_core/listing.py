@@ -1,8 +1,9 @@
 """What ``hermes-core plugins`` shows, computed without building a host.
 
-Reads package metadata and the raw config; imports only what a host would import anyway
-(general plugins and the selected engine and providers), so a broken one shows as
-``failed``. Unselected engines and providers are never imported. Pydantic is not loaded.
+Reads package metadata and the raw config; imports only third-party code a host would
+import anyway (general plugins and the selected engine and providers), so a broken one
+shows as ``failed``. Unselected engines and providers are never imported, nor are
+hermes-core's own defaults. Pydantic is not loaded.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], lis
 
 
 def _check(cand: Candidate) -> PluginInfo:
+    if cand.builtin:  # hermes-core's own defaults ship with the core: importing them proves nothing new
+        return cand.info("active")
     try:
         obj = load(cand)
         if cand.kind == "plugin":

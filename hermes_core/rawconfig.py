@@ -10,8 +10,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 
 class ConfigError(Exception):
     """config.yaml (or a plugin's section of it) is unreadable or invalid."""
@@ -25,6 +23,8 @@ def load_raw_config(path: Path) -> dict[str, Any]:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    import yaml  # only when there is a file to parse: keeps `hermes-core plugins` quick
+
     try:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:

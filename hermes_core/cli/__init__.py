@@ -18,20 +18,36 @@ from hermes_core.cli.output import CommandError
 COMMANDS = ("plugins", "config", "memory", "compact", "prompt", "replay", "doctor", "tools")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser for every command, or for ``only`` one (imports only that command's module)."""
     parser = argparse.ArgumentParser(prog="hermes-core", description="Memory and context management for AI agents.")
     parser.add_argument("--config", metavar="PATH", help="config file (default: $HERMES_HOME/config.yaml)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         module = importlib.import_module(f"hermes_core.cli.cmd_{name}")
         module.register(sub)
     return parser
 
 
+def requested_command(args: Sequence[str]) -> str | None:
+    """The command named in ``args``, if any, skipping global options and their values."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--config":
+            skip = True
+        elif arg in ("-h", "--help"):
+            return None
+        elif not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(requested_command(args_list))
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:
