@@ -4,8 +4,10 @@ Method: a fresh venv gets hermes-core (a regular, non-editable install) and 20 t
 plugin distributions (8 engines, 6 memory providers, 6 general plugins, each a real
 ``.dist-info`` with entry points). Then:
 
-* ``hermes-core plugins`` is run as a whole process N times (after 3 warm-ups); we report
-  the median and p95 wall time, next to ``python -c pass`` in the same venv;
+* ``hermes-core plugins`` is run as a whole process N times (after 3 warm-ups), without
+  and with a config.yaml that selects a third-party engine and provider (so their code is
+  imported) and disables one plugin; we report the median and p95 wall time, next to
+  ``python -c pass`` in the same venv;
 * inside that venv, ``build_host()`` with the default plugins (and the 6 general
   plugins registered) is timed 300 times after warm-up; we report the median.
 
@@ -68,6 +70,15 @@ from hermes_core import hookimpl
 @hookimpl
 def hermes_compaction_finished(report):
     pass
+"""
+
+CONFIG = """\
+context:
+  engine: benchengine3
+memory:
+  provider: benchmemory2
+plugins:
+  disabled: [benchplugin5]
 """
 
 WARM_BUILD = """
@@ -144,6 +155,10 @@ def main() -> None:
     home = Path(tempfile.mkdtemp())
     env = {"HERMES_HOME": str(home), "PATH": f"{venv / 'bin'}:/usr/bin:/bin"}
     plugins = timed_runs([str(venv / "bin" / "hermes-core"), "plugins"], args.runs, env)
+    configured_home = Path(tempfile.mkdtemp())
+    (configured_home / "config.yaml").write_text(CONFIG, encoding="utf-8")
+    configured = timed_runs([str(venv / "bin" / "hermes-core"), "plugins"], args.runs,
+                            {**env, "HERMES_HOME": str(configured_home)})
     bare = timed_runs([str(venv / "bin" / "python"), "-c", "pass"], args.runs, env)
     listed = subprocess.run(
         [str(venv / "bin" / "hermes-core"), "plugins", "--json", "--all"],
@@ -162,6 +177,7 @@ def main() -> None:
         "plugins_listed": len(json.loads(listed)["plugins"]),
         "plugins_cmd_median_ms": statistics.median(plugins) * 1000,
         "plugins_cmd_p95_ms": sorted(plugins)[int(0.95 * (len(plugins) - 1))] * 1000,
+        "plugins_cmd_with_config_median_ms": statistics.median(configured) * 1000,
         "python_startup_median_ms": statistics.median(bare) * 1000,
         "build_host_warm_median_ms": warm["median_ms"],
         "build_host_warm_p95_ms": warm["p95_ms"],

@@ -112,19 +112,37 @@ def _entry_point_candidates(signature: tuple[tuple[str, int], ...]) -> tuple[Can
         kind = by_group.get(ep.group)
         if kind is None:
             continue
-        dist = getattr(ep, "dist", None)
+        dist_name, version = _name_and_version(getattr(ep, "dist", None))
         found.append(
             Candidate(
                 name=ep.name,
                 kind=kind,
-                distribution=getattr(dist, "name", "") or "unknown",
-                version=getattr(dist, "version", "") or "",
+                distribution=dist_name,
+                version=version,
                 source="entry point",
                 target=ep.value,
                 entry_point=ep,
             )
         )
     return tuple(found)
+
+
+def _name_and_version(dist: Any) -> tuple[str, str]:
+    """A distribution's name and version from the METADATA header alone.
+
+    ``Distribution.name`` parses the whole file with the email parser (long READMEs
+    included); the two header fields are all a listing needs.
+    """
+    if dist is None:
+        return "unknown", ""
+    fields: dict[str, str] = {}
+    for line in (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").splitlines():
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        if key in ("Name", "Version") and key not in fields:
+            fields[key] = value.strip()
+    return fields.get("Name") or "unknown", fields.get("Version", "")
 
 
 def iter_dropins(home: Path) -> Iterator[Candidate]:
