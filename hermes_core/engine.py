@@ -46,6 +46,9 @@ class ContextEngine(ABC):
         self.last_summary_source: SummarySource = "none"
         #: Why the engine could not compact (or did not), for status and reports.
         self.last_compaction_note: str = ""
+        #: Tokens every request carries outside the messages (tool schemas); set by the
+        #: session so estimate-based checks see the whole request.
+        self.request_overhead_tokens: int = 0
         self.model: str = ""
         self.context_length: int = 0
         self.threshold_tokens: int = 0
@@ -79,8 +82,10 @@ class ContextEngine(ABC):
     # -- optional, with defaults -----------------------------------------------------
 
     def should_compress_preflight(self, messages: list[Message]) -> bool:
-        """Cheap check before a call: the rough estimate reaches the threshold."""
-        return bool(self.threshold_tokens) and estimate_messages_tokens(messages) >= self.threshold_tokens
+        """Cheap check before a call: the rough estimate of the request reaches the threshold."""
+        if not self.threshold_tokens:
+            return False
+        return estimate_messages_tokens(messages) + self.request_overhead_tokens >= self.threshold_tokens
 
     def on_session_start(self, session_id: str) -> None:
         """Load persistent state for a session."""

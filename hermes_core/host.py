@@ -440,6 +440,10 @@ class PluginHost:
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         return bool(self._engine_call("hermes_engine_should_compress", False, prompt_tokens=prompt_tokens))
 
+    def set_request_overhead(self, tokens: int) -> None:
+        """Tell the engine what every request carries besides the messages (tool schemas)."""
+        self.engine.request_overhead_tokens = max(0, int(tokens))
+
     def should_compress_preflight(self, messages: list[Message]) -> bool:
         return bool(self._engine_call("hermes_engine_should_compress_preflight", False, messages=messages))
 

@@ -180,7 +180,7 @@ class Session:
             self._compress_due = False
             changed = self._compact("post-response") is not None
         for _ in range(MAX_PREFLIGHT_PASSES):
-            if not self.host.should_compress_preflight(self._preflight_view()):
+            if not self.host.should_compress_preflight(self._assemble(fence=False)):
                 break
             if self._compact("preflight") is None:
                 break
@@ -325,6 +325,7 @@ class Session:
         self.system_prompt = build_prompt_text(self.host, self._prompt_context(), self.instructions)
         self.tools = [{"type": "function", "function": schema} for schema in self.host.tool_schemas()]
         self._tool_tokens = len(json.dumps(self.tools)) // 4 if self.tools else 0
+        self.host.set_request_overhead(self._tool_tokens)
         self.events.system_prompt_builds.append((self.turn, reason))
 
     def _prompt_context(self) -> PromptContext:
@@ -347,16 +348,6 @@ class Session:
         if index is not None:
             out[index] = {**out[index], "content": _join_content(out[index].get("content"), extra)}
         return out
-
-    def _preflight_view(self) -> list[Message]:
-        """The request as the engine's estimate should see it: tool schemas count as prompt text."""
-        messages = self._assemble(fence=False)
-        if not self.tools:
-            return messages
-        tools = json.dumps(self.tools)
-        if messages and messages[0].get("role") == "system":
-            return [{"role": "system", "content": f"{messages[0]['content']}\n\n{tools}"}, *messages[1:]]
-        return [{"role": "system", "content": tools}, *messages]
 
     def _estimate(self, messages: list[Message]) -> int:
         """Token estimate with a per-message cache: history messages are never edited in place."""

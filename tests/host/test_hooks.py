@@ -141,3 +141,7 @@ def test_a_subclass_without_decorators_is_a_complete_plugin(make_host):
     assert host.engine_status()["threshold_tokens"] == 1000
     host.update_from_response({"prompt_tokens": 7})
     assert host.engine.last_prompt_tokens == 7
+    messages = [{"role": "user", "content": "x" * 3200}]  # 810 estimated tokens, threshold 1000
+    assert host.should_compress_preflight(messages) is False
+    host.set_request_overhead(200)  # tool schemas travel with every request
+    assert host.should_compress_preflight(messages) is True

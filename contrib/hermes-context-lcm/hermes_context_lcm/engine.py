@@ -192,7 +192,7 @@ class LCMEngine(ContextEngine):
         with self._lock:
             nsys, _ids = self._observe(messages)
             tokens = estimate_messages_tokens(messages[:nsys]) + sum(self._tokens or ())
-        return bool(self.threshold_tokens) and tokens >= self.threshold_tokens
+        return bool(self.threshold_tokens) and tokens + self.request_overhead_tokens >= self.threshold_tokens
 
     def compress(
         self,
