@@ -46,3 +46,19 @@ def test_bad_settings_are_a_clear_config_error(make_host):
 
     with pytest.raises(ConfigError, match=r"plugins\.example\.keep_last"):
         make_host(load_entrypoints=True, **{"context.engine": "example", "plugins.example": {"keep_last": 1}})
+
+
+def test_conformance_on_real_transcripts(tmp_path):
+    """hermes-core's engine conformance suite, on the real transcripts it ships tests with."""
+    from hermes_context_example import ExampleEngine
+
+    from hermes_core.testing.engine_conformance import check_engine, corpus_cases, engine_factory
+    from hermes_core.transcripts import load_transcript
+
+    cases = corpus_cases(lengths=(32_000,))
+    if not cases:
+        pytest.skip("no transcript corpus found (set HERMES_CORPUS)")
+    for case in cases:
+        path, context_length = case.values
+        problems = check_engine(engine_factory(ExampleEngine, tmp_path), load_transcript(path).messages, context_length)
+        assert not problems, f"{path.name}: " + "\n".join(problems)

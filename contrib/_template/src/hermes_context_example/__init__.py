@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from hermes_core import ContextEngine
 from hermes_core.messages import sanitize_tool_pairs
+from hermes_core.tokens import estimate_messages_tokens
 
 
 class ExampleSettings(BaseModel):
@@ -42,20 +43,32 @@ class ExampleEngine(ContextEngine):
         focus_topic: str | None = None,
         force: bool = False,
     ) -> list[dict[str, Any]]:
+        tokens = current_tokens if current_tokens is not None else estimate_messages_tokens(messages)
+        if not force and tokens + self.request_overhead_tokens < self.threshold_tokens:
+            return messages  # below the threshold nothing changes
         keep = self.ctx.settings.keep_last if isinstance(self.ctx.settings, ExampleSettings) else 12
         head = messages[:1] if messages and messages[0].get("role") == "system" else []
-        start = max(len(head), len(messages) - keep)
-        # never start inside a tool-call group, and start the kept part with a user turn
-        while start < len(messages) and messages[start].get("role") != "user":
-            start += 1
-        if start >= len(messages) or start <= len(head):
+        users = [i for i, m in enumerate(messages) if m.get("role") == "user" and i >= len(head)]
+        if not users:
+            self.last_compaction_note = "no user turn to keep: nothing was dropped"
+            return messages
+        # start at the first user turn inside the newest `keep` messages (never inside a
+        # tool-call group), or at the newest user turn if the window holds none
+        window = len(messages) - keep
+        start = next((i for i in users if i >= window), users[-1])
+        if start <= len(head):
+            self.last_compaction_note = "the newest user turn opens the conversation: nothing to drop"
             return messages
         self.compression_count += 1
         self.last_summary_source = "none"
         dropped = start - len(head)
+        # Kept messages are never edited (the newest user turn must stay verbatim); the note
+        # and a short acknowledgement keep roles alternating before the tail's user turn.
         note = {"role": "user", "content": f"[{dropped} earlier messages were dropped to save context space]"}
-        tail = [dict(m) for m in messages[start:]]
-        if tail[0].get("role") == "user":  # keep roles alternating: merge the note into it
-            tail[0]["content"] = f"{note['content']}\n\n{tail[0].get('content') or ''}"
-            return sanitize_tool_pairs([*head, *tail])
-        return sanitize_tool_pairs([*head, note, *tail])
+        ack = {"role": "assistant", "content": "Understood; continuing from the newest turns."}
+        result = sanitize_tool_pairs([*head, note, ack, *messages[start:]])
+        over = estimate_messages_tokens(result) + self.request_overhead_tokens >= self.threshold_tokens
+        self.last_compaction_note = (
+            "the kept turns alone exceed the threshold (this engine drops, it does not summarize)" if over else ""
+        )
+        return result
