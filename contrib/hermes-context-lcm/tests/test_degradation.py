@@ -190,7 +190,7 @@ def _replay_into(home: str, session: str, groups: int) -> None:
 
 
 def test_concurrent_sessions_write_one_store(make_engine: Any, tmp_path: Path) -> None:
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("fork")  # the target lives in a test module spawn could not import
     procs = [ctx.Process(target=_replay_into, args=(str(tmp_path), f"proc{n}", 80)) for n in range(3)]
     for p in procs:
         p.start()

@@ -108,7 +108,7 @@ def _writer(path: str, session: str, turns: int) -> None:
 def test_concurrent_processes_share_one_store(tmp_path: Path) -> None:
     path = str(tmp_path / "lcm.db")
     SQLiteStore(path).close()
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("fork")  # the target lives in a test module spawn could not import
     procs = [ctx.Process(target=_writer, args=(path, f"p{n}", 60)) for n in range(4)]
     for p in procs:
         p.start()
