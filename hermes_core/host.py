@@ -19,7 +19,6 @@ from typing import Any, cast
 
 import pluggy
 
-from hermes_core import hookspecs
 from hermes_core.adapters import EngineHooks, ProviderHooks
 from hermes_core.config import (
     ConfigError,
@@ -43,6 +42,7 @@ from hermes_core.records import (
     PromptContext,
     PromptSection,
 )
+from hermes_core.registration import RegistrationError, new_plugin_manager, register_checked
 from hermes_core.summarize import Summarizer
 from hermes_core.tokens import estimate_messages_tokens
 
@@ -83,8 +83,7 @@ class PluginHost:
         self.strict = env_flag("HERMES_STRICT_PLUGINS") if strict is None else strict
         self.disabled = config.disabled_plugins()
         self.warnings: list[str] = []
-        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
-        self.pm.add_hookspecs(hookspecs)
+        self.pm = new_plugin_manager()
         if env_flag("HERMES_TRACE_PLUGINS"):
             self._enable_tracing()
         self._infos: dict[tuple[str, str], PluginInfo] = {}
@@ -118,26 +117,19 @@ class PluginHost:
 
     # -- registration ---------------------------------------------------------------
 
-    def register_plugin(self, plugin: object, name: str | None = None, origin: str = "in-process") -> str | None:
+    def register_plugin(self, plugin: object, name: str | None = None, origin: str = "in-process") -> str:
         """Register a general plugin (module or object with ``@hookimpl`` functions).
 
-        Hook names without a spec are refused (the plugin is unregistered and reported),
-        so a misspelled hook fails loudly instead of never firing.
+        Refused with :class:`PluginLoadError`: a hook name without a spec (a misspelling
+        fails loudly instead of never firing), a hookimpl with arguments the spec lacks,
+        an object already registered.
         """
-        registered = self.pm.register(plugin, name=name)
-        if registered is None:
-            return None
-        unknown = [
-            caller.name
-            for caller in self.pm.get_hookcallers(plugin) or ()
-            if not caller.has_spec() and not any(i.plugin is plugin and i.optionalhook for i in caller.get_hookimpls())
-        ]
-        if unknown:
-            self.pm.unregister(plugin)
+        try:
+            registered = register_checked(self.pm, plugin, name)
+        except RegistrationError as exc:
             raise PluginLoadError(
-                Candidate(registered, "plugin", origin, "", "in-process", registered),
-                f"implements unknown hook(s) {', '.join(sorted(unknown))}",
-            )
+                Candidate(name or "?", "plugin", origin, "", "in-process", name or ""), str(exc)
+            ) from None
         self._origin[registered] = origin
         return registered
 

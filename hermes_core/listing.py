@@ -11,9 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pluggy
+
 from hermes_core.discovery import Candidate, PluginLoadError, discover, load
 from hermes_core.rawconfig import raw_selection, section
 from hermes_core.records import PluginInfo
+from hermes_core.registration import RegistrationError, new_plugin_manager, register_checked
 
 BUILTIN_PROVIDER = "builtin"
 
@@ -28,6 +31,7 @@ def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], lis
     # the one-external rule, as the host applies it: the first external wins
     refused = set(selected_providers[1 if memory_on else 0 :][1:])
     infos = []
+    pm = new_plugin_manager()
     for cand in candidates:
         if cand.blocked_by(disabled):
             infos.append(cand.info("disabled"))
@@ -41,7 +45,7 @@ def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], lis
             error = "refused: only one external memory provider may be active" if cand.name in refused else ""
             infos.append(cand.info("available", error))
             continue
-        infos.append(_check(cand))
+        infos.append(_check(cand, pm))
     known = {(i.kind, i.name) for i in infos}
     if ("context_engine", engine) not in known:
         warnings.append(f"context.engine '{engine}' is not installed")
@@ -52,24 +56,15 @@ def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], lis
     return infos, warnings
 
 
-def _check(cand: Candidate) -> PluginInfo:
+def _check(cand: Candidate, pm: pluggy.PluginManager) -> PluginInfo:
     if cand.builtin:  # hermes-core's own defaults ship with the core: importing them proves nothing new
         return cand.info("active")
     try:
         obj = load(cand)
         if cand.kind == "plugin":
-            _check_hook_names(cand, obj)
+            register_checked(pm, obj, f"plugin:{cand.name}")
     except PluginLoadError as exc:
         return cand.info("failed", exc.reason)
+    except RegistrationError as exc:
+        return cand.info("failed", str(exc))
     return cand.info("active")
-
-
-def _check_hook_names(cand: Candidate, module: object) -> None:
-    from hermes_core import hookspecs
-
-    known = {n for n in dir(hookspecs) if n.startswith("hermes_")}
-    for attr in dir(module):
-        fn = getattr(module, attr, None)
-        opts = getattr(fn, f"{hookspecs.PROJECT}_impl", None)
-        if opts is not None and attr not in known and not opts.get("optionalhook"):
-            raise PluginLoadError(cand, f"implements unknown hook {attr}")

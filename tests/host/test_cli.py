@@ -79,3 +79,18 @@ def test_config_errors_are_one_clear_line_and_exit_2(write_config):
 def test_usage_errors_exit_2():
     assert cli("no-such-command").returncode == 2
     assert cli().returncode == 2
+
+
+def test_plugins_listing_agrees_with_the_host_on_bad_signatures(installed_distribution, make_host):
+    installed_distribution(
+        "hermes-badsig2",
+        entry_points={"hermes.plugins": {"badsig2": "cli_badsig"}},
+        modules={
+            "cli_badsig.py": "from hermes_core import hookimpl\n\n\n@hookimpl\n"
+            "def hermes_compaction_finished(report, extra):\n    pass\n"
+        },
+    )
+    rows = {p["name"]: p for p in json.loads(cli("plugins", "--json", check_code=0).stdout)["plugins"]}
+    host_infos = {i.name: i for i in make_host(load_entrypoints=True).plugin_infos()}
+    assert rows["badsig2"]["status"] == host_infos["badsig2"].status == "failed"
+    assert rows["badsig2"]["error"] == host_infos["badsig2"].error

@@ -191,3 +191,21 @@ def test_name_clash_between_sources_is_reported(installed_distribution, hermes_h
     (directory / "__init__.py").write_text(ENGINE)
     _cands, warnings = discover(hermes_home)
     assert any("provided by both hermes-context-keeplast" in w for w in warnings)
+
+
+def test_bad_hook_signatures_and_duplicate_entry_points_fail_alone(installed_distribution, make_host):
+    installed_distribution(
+        "hermes-badsig",
+        entry_points={"hermes.plugins": {"badsig": "badsig_mod", "first": "shared_mod", "second": "shared_mod"}},
+        modules={
+            "badsig_mod.py": "from hermes_core import hookimpl\n\n\n@hookimpl\n"
+            "def hermes_compaction_finished(report, extra):\n    pass\n",
+            "shared_mod.py": OBSERVER,
+        },
+    )
+    host = make_host(load_entrypoints=True)
+    infos = {i.name: i for i in host.plugin_infos()}
+    assert infos["badsig"].status == "failed" and "{'extra'}" in infos["badsig"].error
+    assert sorted(infos[n].status for n in ("first", "second")) == ["active", "failed"]
+    assert host.pm.get_plugin("plugin:badsig") is None  # not left half-registered
+    assert host.compress([{"role": "user", "content": "x"}], force=True)  # the host still works
