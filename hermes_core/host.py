@@ -526,7 +526,7 @@ class PluginHost:
         }
         if name in engine_tools:
             try:
-                result = self.engine.handle_tool_call(name, args)
+                result = self.pm.hook.hermes_engine_handle_tool_call(name=name, args=args)
             except Exception as exc:
                 log.warning("engine tool %s failed: %s: %s", name, type(exc).__name__, exc)
                 return json.dumps({"error": f"Tool '{name}' failed: {type(exc).__name__}: {exc}"})
