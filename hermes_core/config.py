@@ -150,6 +150,20 @@ def load_config(path: Path | str | None = None, home: Path | None = None) -> Loa
     return LoadedConfig(config=config, path=p, raw=raw, warnings=warnings)
 
 
+def with_overrides(config: HermesConfig, overrides: dict[str, Any]) -> HermesConfig:
+    """``config`` with dotted-key overrides applied and validated (``{"context.engine": "lcm"}``)."""
+    if not overrides:
+        return config
+    data = config.model_dump()
+    for dotted, value in overrides.items():
+        node = data
+        *parents, leaf = dotted.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[leaf] = value
+    return validate_section(HermesConfig, data, source="overrides")
+
+
 def validate_section(model: type[M], raw: Any, *, source: str, prefix: str = "") -> M:
     """Validate ``raw`` against ``model``; ConfigError listing every problem, one a line."""
     try:

@@ -26,6 +26,7 @@ from hermes_core.config import (
     applied_migrations,
     record_migrations,
     validate_section,
+    with_overrides,
     write_raw_config,
 )
 from hermes_core.discovery import Candidate, PluginLoadError, discover, load
@@ -77,8 +78,10 @@ class PluginHost:
         providers: dict[str, type[MemoryProvider]] | None = None,
         strict: bool | None = None,
         migrate_raw: dict[str, Any] | None = None,
+        overrides: dict[str, Any] | None = None,
     ) -> None:
-        self.config = config
+        self.overrides = dict(overrides or {})
+        self.config = with_overrides(config, self.overrides)
         self.home = home
         self.strict = env_flag("HERMES_STRICT_PLUGINS") if strict is None else strict
         self.disabled = config.disabled_plugins()
@@ -150,7 +153,7 @@ class PluginHost:
         if migrations and apply_config_migrations(self.home, raw, migrations):
             from hermes_core.config import load_config
 
-            self.config = load_config(None, home=self.home).config
+            self.config = with_overrides(load_config(None, home=self.home).config, self.overrides)
             self.disabled = self.config.disabled_plugins()
 
     def _collect_inprocess_registrations(self) -> None:
@@ -531,7 +534,7 @@ class PluginHost:
                 log.warning("engine tool %s failed: %s: %s", name, type(exc).__name__, exc)
                 return json.dumps({"error": f"Tool '{name}' failed: {type(exc).__name__}: {exc}"})
             if result is not None:
-                return result
+                return str(result)
         return json.dumps({"error": f"Unknown tool '{name}'"})
 
     # -- prompt sections -----------------------------------------------------------------
@@ -582,8 +585,13 @@ def apply_config_migrations(home: Path, raw: dict[str, Any], migrations: Iterabl
             done.add(migration.id)
             ran.append(migration.id)
     if ran:
-        write_raw_config(home / "config.yaml", raw)
+        path = home / "config.yaml"
+        backup = path.with_name("config.yaml.pre-migration")
+        if path.exists() and not backup.exists():  # the rewrite drops YAML comments: keep the original
+            backup.write_bytes(path.read_bytes())
+        write_raw_config(path, raw)
         record_migrations(home, done)
+        log.warning("config migration(s) %s applied to %s (original kept as %s)", ", ".join(ran), path, backup.name)
     return ran
 
 
@@ -597,11 +605,14 @@ def build_host(
     engines: dict[str, type[ContextEngine]] | None = None,
     providers: dict[str, type[MemoryProvider]] | None = None,
     strict: bool | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> PluginHost:
     """Build a host from ``config``, or from config.yaml (``config_path``, else in ``home``).
 
     When config comes from ``$HERMES_HOME/config.yaml``, plugins' one-time migrations run
     after general plugins load and before the engine and providers are selected.
+    ``overrides`` are dotted keys applied on top (``{"context.engine": "lcm"}``), also
+    after a migration re-read the file.
     """
     from hermes_core.config import load_config
 
@@ -622,4 +633,5 @@ def build_host(
         providers=providers,
         strict=strict,
         migrate_raw=raw,
+        overrides=overrides,
     )

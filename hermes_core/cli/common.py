@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.paths import config_path, hermes_home
 
@@ -29,16 +29,18 @@ def load(args: argparse.Namespace) -> LoadedConfig:
     return loaded
 
 
-def host_from_args(args: argparse.Namespace, **overrides: object) -> PluginHost:
-    """Build a host the way the CLI flags say (``--config``, ``--engine``, ``--context-length``)."""
+def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
+    """Build a host the way the CLI flags say (``--config``, ``--engine``, ``--context-length``).
+
+    Without ``--config``, config.yaml comes from ``$HERMES_HOME`` and plugins' one-time
+    migrations run, exactly as for ``Session.open()``.
+    """
     from hermes_core.host import build_host
 
-    loaded = load(args)
-    config = loaded.config
-    engine = getattr(args, "engine", None)
-    if engine:
-        config.context.engine = engine
-    context_length = getattr(args, "context_length", None)
-    if context_length:
-        config.model.context_length = int(context_length)
-    return build_host(config, home=hermes_home(), **overrides)  # type: ignore[arg-type]
+    overrides: dict[str, Any] = {}
+    if getattr(args, "engine", None):
+        overrides["context.engine"] = args.engine
+    if getattr(args, "context_length", None):
+        overrides["model.context_length"] = int(args.context_length)
+    explicit = Path(args.config) if getattr(args, "config", None) else None
+    return build_host(home=hermes_home(), config_path=explicit, overrides=overrides, **kwargs)

@@ -60,7 +60,7 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
     ``make_host(**{"context.engine": "mine", "model.context_length": 16000})``.
     Engines and providers passed here are registered in-process under the given names.
     """
-    from hermes_core.config import HermesConfig
+    from hermes_core.config import HermesConfig, with_overrides
     from hermes_core.host import build_host
 
     built: list[PluginHost] = []
@@ -75,14 +75,7 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
         strict: bool | None = None,
         **overrides: Any,
     ) -> PluginHost:
-        data = config.model_dump() if config is not None else {}
-        for dotted, value in overrides.items():
-            node = data
-            *parents, leaf = dotted.replace("__", ".").split(".")
-            for key in parents:
-                node = node.setdefault(key, {})
-            node[leaf] = value
-        cfg = HermesConfig.model_validate(data)
+        cfg = with_overrides(config or HermesConfig(), {k.replace("__", "."): v for k, v in overrides.items()})
         if not load_entrypoints:
             engines, providers = _with_builtins(engines, providers, cfg)
         host = build_host(

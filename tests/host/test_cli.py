@@ -94,3 +94,24 @@ def test_plugins_listing_agrees_with_the_host_on_bad_signatures(installed_distri
     host_infos = {i.name: i for i in make_host(load_entrypoints=True).plugin_infos()}
     assert rows["badsig2"]["status"] == host_infos["badsig2"].status == "failed"
     assert rows["badsig2"]["error"] == host_infos["badsig2"].error
+
+
+def test_cli_commands_run_plugin_migrations_and_keep_the_original(installed_distribution, write_config, hermes_home):
+    installed_distribution(
+        "hermes-migrator",
+        entry_points={"hermes.plugins": {"migrator": "cli_migrator"}},
+        modules={
+            "cli_migrator.py": (
+                "from hermes_core import hookimpl\nfrom hermes_core.records import ConfigMigration\n\n\n"
+                "def _apply(raw):\n    raw.setdefault('prompt', {})['platform'] = 'telegram'\n    return True\n\n\n"
+                "@hookimpl\ndef hermes_config_migrations():\n"
+                "    return [ConfigMigration('test.platform', 'move to telegram', _apply)]\n"
+            )
+        },
+    )
+    path = write_config({"model": {"context_length": 64000}})
+    path.write_text("# my settings, keep me\n" + path.read_text())
+    out = json.loads(cli("tools", "list", "--json", check_code=0).stdout)
+    assert out  # the command ran on a migrated config
+    assert "platform: telegram" in path.read_text()
+    assert (hermes_home / "config.yaml.pre-migration").read_text().startswith("# my settings, keep me")
