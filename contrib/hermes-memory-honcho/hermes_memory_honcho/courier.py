@@ -6,9 +6,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 from hermes_memory_honcho.health import Health
-from hermes_memory_honcho.link import Failure, HonchoLink, classify
+from hermes_memory_honcho.link import PART_KEY, Failure, HonchoLink, classify
 from hermes_memory_honcho.outbox import Entry, Outbox
 
 log = logging.getLogger("hermes_memory_honcho")
@@ -134,7 +136,10 @@ class Courier:
                     return delay
 
     def _next_batch(self) -> list[Entry]:
-        """The head of the queue, plus following turns of the same session (one request)."""
+        """The head of the queue, plus following turns of the same session (one request).
+
+        A turn of more than ``MAX_BATCH_MESSAGES`` chunks goes alone, in several requests.
+        """
         entries = self.outbox.pending(MAX_BATCH_MESSAGES)
         if not entries:
             return []
@@ -153,7 +158,7 @@ class Courier:
 
     def _deliver(self, batch: list[Entry]) -> Failure | None:
         try:
-            batch = self._skip_landed(batch)
+            batch, started = self._skip_landed(batch)
         except Exception as exc:
             return classify(exc)
         if not batch:
@@ -162,12 +167,14 @@ class Courier:
         self.outbox.mark_sending(ids)
         try:
             if batch[0].kind == "turn":
-                self.link.add_turns(batch[0].session, [e.payload for e in batch])
+                for request in _requests(batch):
+                    self.link.add_turns(batch[0].session, [request])
+                    started = True
             else:
                 self.link.add_conclusion(batch[0].session, batch[0].payload)
         except Exception as exc:
             failure = classify(exc)
-            if not failure.maybe_sent:
+            if not failure.maybe_sent and not started:  # part on the server: the retry checks what landed
                 self.outbox.mark_not_sent(ids)
             if failure.kind == "not_found":
                 self.link.forget_session(batch[0].session)
@@ -185,20 +192,37 @@ class Courier:
         self.health.ok()
         return None
 
-    def _skip_landed(self, batch: list[Entry]) -> list[Entry]:
-        """Entries whose earlier send may have landed are checked on the server first."""
-        fresh = []
+    def _skip_landed(self, batch: list[Entry]) -> tuple[list[Entry], bool]:
+        """Entries whose earlier send may have landed are checked on the server first.
+
+        A turn that went out in several requests may have landed in part: only its
+        missing chunks are kept. Also returns whether any kept entry is partly stored.
+        """
+        fresh, started = [], False
         for entry in batch:
             if entry.maybe_sent:
                 if entry.kind == "turn":
-                    landed = self.link.turn_landed(entry.session, entry.key)
+                    landed = self.link.landed_parts(entry.session, entry.key)
+                    messages = entry.payload["messages"]
+                    missing = [m for i, m in enumerate(messages) if m["metadata"].get(PART_KEY, i) not in landed]
+                    if missing and len(missing) < len(messages):
+                        fresh.append(replace(entry, payload={**entry.payload, "messages": missing}))
+                        started = True
+                        continue
+                    done = not missing
                 else:
-                    landed = self.link.conclusion_landed(entry.session, entry.payload)
-                if landed:
+                    done = self.link.conclusion_landed(entry.session, entry.payload)
+                if done:
                     self.outbox.delivered([entry.id])
                     self.delivered += 1
                     continue
                 self.outbox.mark_not_sent([entry.id])
             fresh.append(entry)
-        return fresh
+        return fresh, started
 
+
+def _requests(batch: list[Entry]) -> list[dict[str, Any]]:
+    """The batch's messages as payloads of at most ``MAX_BATCH_MESSAGES`` each, in order."""
+    messages = [m for entry in batch for m in entry.payload["messages"]]
+    return [{**batch[0].payload, "messages": messages[i:i + MAX_BATCH_MESSAGES]}
+            for i in range(0, len(messages), MAX_BATCH_MESSAGES)]

@@ -39,7 +39,8 @@ class Fault:
     ``status``: answer with it (and a JSON ``detail``); ``delay``: sleep first;
     ``malformed``: answer 200 with a body that is not JSON; ``after_commit``: process
     the request, then answer with ``status`` (or drop the connection when it is 0).
-    ``times``: how many requests it applies to (``None`` for all).
+    ``skip``: let this many matching requests through first; ``times``: how many
+    requests it then applies to (``None`` for all).
     """
 
     status: int = 0
@@ -48,6 +49,7 @@ class Fault:
     after_commit: bool = False
     path: str = ""
     method: str = ""
+    skip: int = 0
     times: int | None = None
 
 
@@ -139,6 +141,9 @@ class FakeHonchoServer:
         with self.lock:
             for fault in self.faults:
                 if fault.path in path and (not fault.method or fault.method == method):
+                    if fault.skip > 0:
+                        fault.skip -= 1
+                        continue
                     if fault.times is not None:
                         fault.times -= 1
                         if fault.times <= 0:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from honcho.session import Session
 
 TURN_KEY = "hermes_turn"
+PART_KEY = "hermes_part"  # the chunk's index in its turn
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ class HonchoLink:
     # -- writes ---------------------------------------------------------------------------
 
     def add_turns(self, sid: str, payloads: list[dict[str, Any]]) -> None:
-        """One ``add_messages`` call for consecutive turns of one session (atomic server-side)."""
+        """One ``add_messages`` call (atomic server-side, at most 100 messages in all)."""
         from honcho.api_types import MessageCreateParams
 
         first = payloads[0]
@@ -151,16 +152,16 @@ class HonchoLink:
         ]
         session.add_messages(params)
 
-    def turn_landed(self, sid: str, key: str) -> bool:
-        """Did an earlier, ambiguous send of turn ``key`` reach the server?"""
+    def landed_parts(self, sid: str, key: str) -> set[int]:
+        """Which chunks (``hermes_part``) of turn ``key`` reached the server in earlier sends?"""
         from honcho.http.exceptions import NotFoundError
         from honcho.session import Session
 
         try:
-            page = Session(sid, self.client()).messages(filters={"metadata": {TURN_KEY: key}}, size=1)
+            page = Session(sid, self.client()).messages(filters={"metadata": {TURN_KEY: key}}, size=100)
+            return {int((m.metadata or {}).get(PART_KEY, -1)) for m in page}  # iterating fetches every page
         except NotFoundError:
-            return False
-        return len(page) > 0
+            return set()
 
     def add_conclusion(self, sid: str, payload: dict[str, Any]) -> None:
         view = self.peer(payload["observer"]).conclusions_of(payload["observed"])

@@ -24,7 +24,7 @@ from hermes_core import MemoryProvider
 from hermes_core.plugin_context import PluginContext
 from hermes_memory_honcho.courier import Courier
 from hermes_memory_honcho.health import Health
-from hermes_memory_honcho.link import TURN_KEY, HonchoLink, Recall, classify
+from hermes_memory_honcho.link import PART_KEY, TURN_KEY, HonchoLink, Recall, classify
 from hermes_memory_honcho.mapping import clip, session_name, split_message
 from hermes_memory_honcho.outbox import Outbox
 from hermes_memory_honcho.recall import RecallCache, render
@@ -164,7 +164,7 @@ class HonchoMemoryProvider(MemoryProvider):
         for peer, text in parts:
             for chunk in split_message(text, self.settings.message_max_chars):
                 if chunk.strip():
-                    meta = {TURN_KEY: key, "hermes_part": len(out), "hermes_session": self.session_id,
+                    meta = {TURN_KEY: key, PART_KEY: len(out), "hermes_session": self.session_id,
                             "hermes_kind": kind}
                     out.append({"peer": peer, "content": chunk, "metadata": meta, "created_at": now})
         return out
