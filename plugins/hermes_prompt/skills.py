@@ -77,6 +77,7 @@ class _Scan:
         self.root = root
         self.skills: list[Skill] = []
         self.categories: dict[str, str] = {}
+        self.category_files: dict[str, str] = {}  # category -> the DESCRIPTION.md its description came from
         self.dirs: dict[str, int] = {}
         self.files: dict[str, dict[str, list[int]]] = {}  # top-level dir -> rest of path -> [mtime, size]
         self.findings: list[Finding] = []
@@ -189,6 +190,7 @@ class _Scan:
         meta = self._meta(path, f"{rel}/DESCRIPTION.md")
         if isinstance(meta, dict) and _text(meta.get("description")):
             self.categories[rel.split("/", 1)[0]] = _text(meta.get("description"))
+            self.category_files[rel.split("/", 1)[0]] = path
 
 
 def _text(value: Any) -> str:
@@ -290,22 +292,47 @@ def _merge(local: list[Skill], external: list[list[Skill]], findings: list[Findi
     return list(merged.values())
 
 
-def _unflagged(skills: list[Skill], findings: list[Finding]) -> list[Skill]:
-    """Skills from a read-only, third-party dir, minus those whose name or description fail the scan.
+def _flagged(texts: list[str]) -> dict[int, list[str]]:
+    """Pattern ids for each text (by index) that fails the injection scan.
 
-    One scan over one line per skill keeps this cheap; local skills are the user's own
-    and are not scanned (that would double the cold build).
+    One scan over one line per text keeps this cheap; newlines inside a text (a folder
+    name may hold one) are flattened so line numbers map back to texts.
     """
     from hermes_core.scanning import pattern_ids, scan_text
 
-    hits = scan_text("\n".join(f"{s[NAME]}: {s[DESCRIPTION]}" for s in skills))
-    bad_lines = {h.line for h in hits}
-    for line in sorted(bad_lines):
-        skill = skills[line - 1]
-        ids = pattern_ids([h for h in hits if h.line == line])
-        reason = f"external skill '{skill[NAME]}' not listed: its description matches {', '.join(ids)}"
+    hits = scan_text("\n".join(t.replace("\n", " ") for t in texts))
+    return {line - 1: pattern_ids([h for h in hits if h.line == line]) for line in sorted({h.line for h in hits})}
+
+
+def _unflagged(
+    skills: list[Skill], categories: dict[str, str], category_files: dict[str, str], findings: list[Finding]
+) -> tuple[list[Skill], dict[str, str]]:
+    """What a read-only, third-party dir may show: its skills minus those whose name, description
+    or category fail the scan, and its category descriptions minus the flagged ones.
+
+    Local skills are the user's own and are not scanned (that would double the cold build).
+    """
+    names = sorted(categories)
+    flagged = _flagged([f"{s[NAME]}: {s[DESCRIPTION]}" for s in skills] + [s[CATEGORY] for s in skills]
+                       + [categories[c] for c in names])
+    kept = []
+    for n, skill in enumerate(skills):
+        parts = {part: flagged[i] for part, i in (("description", n), ("category", len(skills) + n)) if i in flagged}
+        if not parts:
+            kept.append(skill)
+            continue
+        ids = list(dict.fromkeys(pid for part_ids in parts.values() for pid in part_ids))
+        reason = f"external skill '{skill[NAME]}' not listed: its {' and '.join(parts)} matches {', '.join(ids)}"
         findings.append({"kind": "blocked", "path": skill[FOLDER], "pattern_ids": ids, "reason": reason})
-    return [s for n, s in enumerate(skills, 1) if n not in bad_lines]
+    clean = {}
+    for n, name in enumerate(names, 2 * len(skills)):
+        if n in flagged:
+            reason = f"description of external category '{name}' not listed: it matches {', '.join(flagged[n])}"
+            findings.append({"kind": "blocked", "path": category_files[name], "pattern_ids": flagged[n],
+                             "reason": reason})
+        else:
+            clean[name] = categories[name]
+    return kept, clean
 
 
 def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform: str = "cli") -> tuple[
@@ -330,9 +357,10 @@ def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform
     external = []
     for directory in external_dirs:
         ext = _Scan(Path(directory).expanduser()).run()
-        external.append(_unflagged(ext.skills, findings))
+        ext_skills, ext_categories = _unflagged(ext.skills, ext.categories, ext.category_files, findings)
+        external.append(ext_skills)
         findings.extend(ext.findings)
-        for name, desc in ext.categories.items():
+        for name, desc in ext_categories.items():
             categories.setdefault(name, desc)
     text = render(_merge(local, external, findings), categories, platform)
     value = (text, tuple(findings))
