@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -39,6 +40,30 @@ CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (rejected, id);
 """
 
 
+def _open_private(path: Path) -> sqlite3.Connection:
+    """Open the database readable by its owner only: it holds whole conversations.
+
+    Under umask 077 the directory is created 0700 and the database, ``-wal`` and
+    ``-shm`` 0600 (SQLite gives later ``-wal``/``-shm`` files the database's mode). The
+    umask is process-wide, so it is set only around these calls. Files an earlier
+    version created with looser modes are tightened.
+    """
+    old = os.umask(0o077)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.executescript(SCHEMA)
+    finally:
+        os.umask(old)
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(OSError):  # gone already, or not ours to change
+            if file.stat().st_mode & 0o077:
+                file.chmod(0o600)
+    return db
+
+
 @dataclass
 class Entry:
     id: int
@@ -54,13 +79,9 @@ class Outbox:
     """Thread-safe; several processes may append, one drains (see :meth:`drain_lock`)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        self._db = _open_private(path)
         self._lockfile = path.with_name(path.name + ".lock")
 
     def _run(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:

@@ -1,11 +1,15 @@
-"""The durable outbox: order, persistence across reopen, ambiguity marks, rejection, drain lock."""
+"""The durable outbox: order, persistence across reopen, ambiguity marks, rejection, drain lock, modes."""
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hermes_memory_honcho.outbox import Outbox
 
 
@@ -69,3 +73,30 @@ def test_appends_from_another_process_are_seen(tmp_path: Path) -> None:
     )
     subprocess.run([sys.executable, "-c", code, str(box.path)], check=True)
     assert [e.payload["n"] for e in box.pending()] == [0, 1, 2, 3]
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def test_the_outbox_is_private_to_its_owner(tmp_path: Path, umask_022: None) -> None:
+    """It holds whole conversations and conclusions about the user (MEMORY.md is 0600 too)."""
+    path = tmp_path / "home" / "honcho" / "outbox.sqlite3"
+    box = Outbox(path)
+    box.append("turn", "s", {"text": "my bank password is hunter2"})
+    files = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+    assert oct(_mode(path.parent)) == "0o700"
+    assert {f.name: oct(_mode(f)) for f in files} == {f.name: "0o600" for f in files}
+    box.close()
+    loose = Path(str(path) + "-old")  # a file left by an earlier version with default modes
+    loose.write_bytes(path.read_bytes())
+    loose.chmod(0o644)
+    Outbox(loose).close()
+    assert oct(_mode(loose)) == "0o600"
