@@ -147,6 +147,7 @@ class Replayer:
         self._result: ReplayResult | None = None
         self._ran: set[str] = set()  # calls answered by the host instead of the transcript
         self._calls: dict[str, dict[str, Any]] = {}  # call id -> the call, for routing and delegation
+        self._ids: dict[str, list[str]] = {}  # the last reply's transcript ids -> the session's ids, in order
 
     @property
     def total_requests(self) -> int:
@@ -181,7 +182,9 @@ class Replayer:
                 request = session.request()
             self._check(request, record)
             usage = {"prompt_tokens": request.estimated_tokens, "completion_tokens": estimate_message_tokens(reply)}
-            for call in session.add_response(reply, usage):
+            calls = session.add_response(reply, usage)
+            self._ids = _session_ids(reply, calls)
+            for call in calls:
                 self._calls[call["id"]] = call
                 if session.is_host_tool(call["function"]["name"]):  # hermes-core's own tools run for real
                     session.run_tool(call)
@@ -242,14 +245,17 @@ class Replayer:
 
     def _answer(self, tool_msg: Message, record: TurnRecord) -> None:
         cid = str(tool_msg.get("tool_call_id"))
-        if cid in self.session.open_tool_calls():
+        candidates = self._ids.get(cid) or [cid]  # the session may have renamed a reused id
+        open_calls = self.session.open_tool_calls()
+        target = next((c for c in candidates if c in open_calls), None)
+        if target is not None:
             content = text_of(tool_msg.get("content"))
-            self.session.add_tool_result(cid, content)
-            task = _delegated_task(self._calls[cid])
+            self.session.add_tool_result(target, content)
+            task = _delegated_task(self._calls[target])
             if task:
                 self.session.on_delegation(task, content)
                 record.delegations.append(_preview(task))
-        elif cid not in self._ran:
+        elif not any(c in self._ran for c in candidates):
             record.notes.append(f"tool result {cid!r} without an open call skipped")
 
     def _answer_rest(self, record: TurnRecord) -> None:
@@ -269,6 +275,19 @@ def replay(path: Path | str | Transcript, host: PluginHost, *, session_id: str |
     except KeyboardInterrupt:
         return replayer.finish(interrupted=True)
     return replayer.finish()
+
+
+def _session_ids(reply: Message, calls: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each transcript call id -> the ids the session recorded for it, in call order.
+
+    :meth:`Session.add_response` keeps the reply's well-formed calls in order and renames
+    an id the conversation already used, so pairing the two lists tracks every rename.
+    """
+    recorded = [c for c in reply.get("tool_calls") or () if isinstance(c, dict)]
+    ids: dict[str, list[str]] = {}
+    for original, call in zip(recorded, calls, strict=False):
+        ids.setdefault(str(original.get("id")), []).append(call["id"])
+    return ids
 
 
 def _compaction_row(compaction: Compaction, *, before_request: int) -> dict[str, Any]:
