@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ls = tools.add_parser("list", parents=[common], help="every tool with the plugin that owns it")
     ls.add_argument("--json", action="store_true", help="full schemas, machine-readable")
     call = tools.add_parser("call", parents=[common], help="run one tool and print its JSON result")
+    call.add_argument("--json", action="store_true", help="print the tool's JSON result exactly as returned")
     call.add_argument("name", help="tool name, as in 'tools list'")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object of arguments (default: {})")
     call.add_argument("--session", metavar="ID", help="session id the engine and providers see")
@@ -87,7 +88,7 @@ def call_tool(host: PluginHost, args: argparse.Namespace) -> int:
         result = session.call_tool(args.name, parsed)
     finally:
         session.close()
-    sys.stdout.write(_pretty(result) + "\n")
+    sys.stdout.write((result if args.json else _pretty(result)) + "\n")
     return 1 if _failed(result) else 0
 
 

@@ -229,3 +229,18 @@ def test_doctor_reports_each_memory_providers_health(hermes_home, write_config, 
     assert finding.level == "warn" and finding.message == "flaky: unreachable (probe=True)" and finding.fix
     builtin = [f for f in report.findings if f.check == "memory provider" and f.message.startswith("builtin")]
     assert builtin and builtin[0].level == "ok"
+
+
+def test_tools_call_takes_json_like_every_command(hermes_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    add = '{"action": "add", "target": "memory", "content": "uses uv"}'
+    assert main(["tools", "call", "memory", add, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and json.loads(out)["success"] is True  # the tool's own JSON, one line
+    remove = '{"action": "remove", "target": "memory", "old_text": "zz"}'
+    assert main(["tools", "call", "--json", "memory", remove]) == 1
+    assert json.loads(capsys.readouterr().out)["success"] is False  # a failed call still exits 1
+    assert main(["tools", "call", "memory", "{oops", "--json"]) == 2
+    proc = subprocess.run(["hermes-core", "tools", "call", "memory", '{"action": "read"}', "--json"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "uses uv" in json.dumps(json.loads(proc.stdout))
