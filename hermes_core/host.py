@@ -453,19 +453,31 @@ class PluginHost:
     ) -> list[Message]:
         """Compact ``messages`` with the active engine and report it to observers.
 
-        If the engine raises, the messages come back unchanged and the failure is logged.
+        The engine gets its own copy of the list. If it raises, or returns something that
+        would lose the conversation (not a list of messages, an empty list, a list
+        without the last user message verbatim), the messages come back unchanged and
+        the failure is logged with the engine's name.
         """
         started = time.perf_counter()
         before = estimate_messages_tokens(messages)
+        given = list(messages)
         result = self._engine_call(
             "hermes_engine_compress",
-            messages,
-            messages=messages,
+            given,
+            messages=given,
             current_tokens=current_tokens,
             focus_topic=focus_topic,
             force=force,
         )
-        if result is messages or result == messages:
+        if result is given or result == messages:
+            return messages
+        problem = unusable_compaction(messages, result)
+        if problem:
+            log.warning(
+                "context engine %s returned %s; the messages are kept as they were",
+                self.origin(f"engine:{self.engine.name}"),
+                problem,
+            )
             return messages
         report = CompactionReport(
             engine=self.engine.name,
@@ -558,6 +570,18 @@ class PluginHost:
     def close(self) -> None:
         """Drain memory work and shut providers down; safe to call twice."""
         self.memory.shutdown()
+
+
+def unusable_compaction(messages: list[Message], result: Any) -> str:
+    """Why an engine's result must not replace ``messages``, or ``""`` if it may."""
+    if not isinstance(result, list) or not all(isinstance(m, dict) for m in result):
+        return f"a {type(result).__name__} instead of a list of messages"
+    if messages and not result:
+        return "an empty list"
+    last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+    if last_user is not None and not any(m == last_user for m in result):
+        return "a list without the last user message"
+    return ""
 
 
 def _short(value: Any, limit: int = 200) -> str:

@@ -79,7 +79,7 @@ class HalvingEngine(ContextEngine):
 
     def compress(self, messages, current_tokens=None, focus_topic=None, force=False):
         self.last_summary_source = "deterministic"
-        return messages[: 1 + len(messages) // 2]
+        return messages[len(messages) // 2 :]
 
 
 def test_a_raising_plugin_never_stops_the_others(make_host, caplog):
@@ -93,9 +93,9 @@ def test_a_raising_plugin_never_stops_the_others(make_host, caplog):
         sections = host.prompt_sections(PromptContext(home=host.home, cwd=host.home))
         recalled = host.memory.prefetch_all("q")
         assert host.should_compress(10) is False  # the engine raised: treated as "no"
-    assert len(out) == 4
+    assert len(out) == 3
     (report,) = recording.reports
-    assert (report.messages_before, report.messages_after, report.summary_source) == (6, 4, "deterministic")
+    assert (report.messages_before, report.messages_after, report.summary_source) == (6, 3, "deterministic")
     assert report.tokens_after < report.tokens_before
     assert any(s.name == "extra" for s in sections)
     assert "recalled q" in recalled
@@ -111,6 +111,36 @@ def test_engine_failure_in_compress_returns_messages_unchanged(make_host):
     host = make_host(engines={"broken": Broken}, **{"context.engine": "broken"})
     messages = [{"role": "user", "content": "x"}]
     assert host.compress(messages, force=True) is messages
+
+
+@pytest.mark.parametrize(
+    ("returns", "why"),
+    [
+        (lambda m: "garbage", "a str instead of a list of messages"),
+        (lambda m: [1, 2], "a list instead of a list of messages"),
+        (lambda m: [], "an empty list"),
+        (lambda m: m[:1], "a list without the last user message"),
+        (lambda m: m.clear(), None),  # mutates its argument and returns None
+    ],
+)
+def test_unusable_engine_results_never_replace_the_conversation(make_host, caplog, returns, why):
+    class Careless(HalvingEngine):
+        def compress(self, messages, current_tokens=None, focus_topic=None, force=False):
+            return returns(messages)
+
+    host = make_host(engines={"careless": Careless}, **{"context.engine": "careless"})
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "again"},
+    ]
+    snapshot = [dict(m) for m in messages]
+    with caplog.at_level(logging.WARNING, logger="hermes_core"):
+        out = host.compress(messages, force=True)
+    assert out is messages and messages == snapshot
+    if why:
+        assert f"returned {why}" in caplog.text and "careless" in caplog.text
 
 
 def test_tracing_logs_every_hook_call(make_host, monkeypatch, caplog):

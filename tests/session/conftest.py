@@ -38,11 +38,17 @@ class TailEngine(ContextEngine):
         if start <= 1 and not force:
             return messages
         keep = self.ctx.pre_compress(messages[1:start])
-        head = dict(messages[0])
-        head["content"] = f"{text_of(head.get('content'))}\n\n[summary: {start - 1} messages compacted. {keep}]"
+        summary = f"[summary: {start - 1} messages compacted. {keep}]"
+        head = messages[0]
+        if head.get("role") == "system":
+            system = dict(head, content=f"{text_of(head.get('content'))}\n\n{summary}")
+        else:
+            system = {"role": "system", "content": summary}
+        # the newest user message before the tail stays, verbatim (it may be the last one)
+        anchor = [messages[i] for i in range(start) if messages[i].get("role") == "user"][-1:]
         self.compression_count += 1
         self.last_summary_source = "deterministic"
-        return sanitize_tool_pairs([head, *messages[start:]])
+        return sanitize_tool_pairs([system, *anchor, *messages[start:]])
 
 
 class Recorder(MemoryProvider):
