@@ -7,7 +7,8 @@ does and report what breaks the contract (seed 1.6):
 * hooks never raise, before ``initialize``, during a session and after ``shutdown``;
 * hooks return the declared types (``prefetch`` and friends return ``str``);
 * ``prefetch`` and ``sync_turn`` return within a time budget (the work is background);
-* synced turns arrive in order (when the author supplies a way to read them back);
+* synced turns arrive in order, each exactly once (when the author supplies a way to
+  read them back);
 * tool schemas are well-formed OpenAI function objects with unique names that do not
   shadow the host's core tools;
 * tool calls return JSON strings, even with missing or wrong arguments;
@@ -74,8 +75,9 @@ class ConformanceOptions:
     """Budgets and hooks for the checks.
 
     ``synced_turns(provider)`` returns the ``(user, assistant)`` pairs the provider
-    persisted, in the order it persisted them; give it to enable the ordering check
-    (it is called after ``shutdown``, so providers may flush there). ``session_id`` is
+    persisted, in the order it persisted them, one per stored copy (do not de-duplicate:
+    the check reports a turn stored twice); give it to enable the ordering check (it is
+    called after ``shutdown``, so providers may flush there). ``session_id`` is
     what ``initialize`` receives.
     """
 
@@ -227,13 +229,15 @@ def check_sync_ordered(factory: ProviderFactory, opts: ConformanceOptions) -> li
             got = list(opts.synced_turns(provider))
         except Exception as exc:
             return [f"synced_turns() raised {type(exc).__name__}: {exc}"]
-        ours = [pair for pair in got if pair in sent]
+        ours = [pair for pair in got if pair in sent]  # a turn stored twice must come back twice
         if ours != sent:
             missing = [p for p in sent if p not in ours]
-            dupes = len(ours) - len(set(ours))
+            twice = [p for p in sent if ours.count(p) > 1]
             probe.problems.append(
-                f"turns persisted out of order or incompletely: {len(ours)} of {len(sent)} seen, "
-                f"{len(missing)} missing, {dupes} duplicated; first seen {ours[:3]!r}"
+                f"turns persisted out of order, incompletely or more than once: {len(ours)} seen for "
+                f"{len(sent)} sent, {len(missing)} missing, {len(ours) - len(set(ours))} duplicated"
+                + (f" ({', '.join(map(repr, twice[:3]))})" if twice else "")
+                + f"; first seen {ours[:3]!r}"
             )
     return probe.problems
 

@@ -106,6 +106,22 @@ def test_bad_provider_fails_with_named_problems(tmp_path: Path) -> None:
         assert_conformance(lambda: BadProvider(PluginContext.default(home=tmp_path)), opts())
 
 
+class DoublingProvider(GoodProvider):
+    """Persists one turn twice, as a retry without an idempotency check would."""
+
+    def sync_turn(self, user_content: str, assistant_content: str) -> None:
+        super().sync_turn(user_content, assistant_content)
+        if user_content == "user turn 002":
+            super().sync_turn(user_content, assistant_content)
+
+
+def test_a_turn_persisted_twice_is_reported(tmp_path: Path) -> None:
+    results = run_checks(lambda: DoublingProvider(PluginContext.default(home=tmp_path)), opts(),
+                         only=["sync_ordered"])
+    assert [r.ok for r in results] == [False]
+    assert "0 missing, 1 duplicated (('user turn 002', 'assistant turn 002'))" in results[0].detail
+
+
 def test_builtin_provider_conforms(tmp_path: Path) -> None:
     from hermes_memory_builtin import BuiltinMemoryProvider
 
