@@ -6,7 +6,8 @@
 3. ``CLAUDE.md`` / ``claude.md`` in the working directory;
 4. ``.cursorrules`` plus ``.cursor/rules/*.mdc`` (sorted) in the working directory.
 
-A source whose files cannot be used (unreadable, binary, not UTF-8, too large) is
+A source whose files cannot be used (unreadable, not a regular file, binary, not UTF-8,
+too large) is
 reported as skipped and the next source is tried. A file that fails the injection
 scan is replaced by the BLOCKED notice; it still counts as the match.
 """
@@ -39,12 +40,17 @@ def find_git_root(start: Path) -> Path | None:
     return None
 
 
+def _present(path: Path) -> bool:
+    """There and not a directory: a FIFO or device is then reported by the reader, not passed over."""
+    return path.exists() and not path.is_dir()
+
+
 def find_hermes_md(cwd: Path, git_root: Path | None) -> Path | None:
     """The nearest ``.hermes.md``/``HERMES.md`` from ``cwd`` up to ``git_root`` (cwd only without one)."""
     for directory in (cwd, *cwd.parents):
         for name in HERMES_NAMES:
             candidate = directory / name
-            if candidate.is_file():
+            if _present(candidate):
                 return candidate
         if git_root is None or directory == git_root:
             return None
@@ -52,15 +58,15 @@ def find_hermes_md(cwd: Path, git_root: Path | None) -> Path | None:
 
 
 def _first_file(cwd: Path, names: tuple[str, ...]) -> Path | None:
-    return next((cwd / n for n in names if (cwd / n).is_file()), None)
+    return next((cwd / n for n in names if _present(cwd / n)), None)
 
 
 def _cursor_files(cwd: Path) -> list[Path]:
-    files = [cwd / ".cursorrules"] if (cwd / ".cursorrules").is_file() else []
+    files = [cwd / ".cursorrules"] if _present(cwd / ".cursorrules") else []
     rules = cwd / ".cursor" / "rules"
     if rules.is_dir():
         try:
-            files += sorted(p for p in rules.glob("*.mdc") if p.is_file())
+            files += sorted(p for p in rules.glob("*.mdc") if _present(p))
         except OSError:
             pass
     return files
@@ -89,7 +95,7 @@ def context_files_section(cwd: Path, max_chars: int) -> PromptSection:
     findings: list[dict[str, Any]] = []
     git_root = find_git_root(cwd)
     if git_root is None:
-        findings.append({"kind": "skipped", "path": str(cwd),
+        findings.append({"kind": "info", "path": str(cwd),  # how the search ran; nothing was left out
                          "reason": "no git root above the working directory: .hermes.md searched in cwd only"})
     for files in candidate_sources(cwd, git_root):
         parts: list[str] = []

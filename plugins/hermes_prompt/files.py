@@ -7,6 +7,8 @@ becomes a ``Skip`` with a reason instead of an exception, so the prompt still bu
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -34,15 +36,36 @@ class Skip:
         return {"kind": "skipped", "path": str(self.path), "reason": self.reason}
 
 
+def not_regular(mode: int) -> str:
+    """The skip reason for a path that is not a regular file, naming what it is."""
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return f"not a regular file ({next((kind for test, kind in kinds if test(mode)), 'special')})"
+
+
 def read_text(path: Path, max_bytes: int = MAX_READ_BYTES) -> str | Skip:
-    """The file's text without a byte-order mark, or a ``Skip`` saying what is wrong."""
+    """The file's text without a byte-order mark, or a ``Skip`` saying what is wrong.
+
+    Only regular files are opened: opening a FIFO blocks until a writer comes, and a device
+    such as /dev/zero never ends. The open is non-blocking and re-checked in case the path
+    was swapped after the stat, and at most ``max_bytes + 1`` bytes are read whatever
+    ``st_size`` says (/proc files report 0).
+    """
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return Skip(path, f"too large ({size:,} bytes; limit {max_bytes:,})")
-        data = path.read_bytes()
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            return Skip(path, not_regular(st.st_mode))
+        if st.st_size > max_bytes:
+            return Skip(path, f"too large ({st.st_size:,} bytes; limit {max_bytes:,})")
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY), "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):  # swapped since the stat
+                return Skip(path, not_regular(st.st_mode))
+            data = fh.read(max_bytes + 1)
     except OSError as exc:
         return Skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
+    if len(data) > max_bytes:  # st_size understated it (/proc files say 0)
+        return Skip(path, f"too large (more than {max_bytes:,} bytes, though its size says {st.st_size:,})")
     if b"\x00" in data[:8192]:
         return Skip(path, "binary file (contains NUL bytes)")
     try:

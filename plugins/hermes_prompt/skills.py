@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -34,6 +35,7 @@ from typing import Any
 from hermes_core.records import PromptSection
 
 from . import front_matter
+from .files import not_regular
 
 log = logging.getLogger("hermes_prompt.skills")
 
@@ -129,25 +131,31 @@ class _Scan:
         """The first bytes of a file as text, recording its manifest entry; None if unusable.
 
         With ``probe``, a missing file (or a directory in its place) gives False instead of
-        a finding: trying the open is cheaper than asking first.
+        a finding: trying the open is cheaper than asking first. The open does not block
+        (a FIFO would wait for a writer) and only regular files are read.
         """
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
             try:
                 st = os.fstat(fd)
-                data = os.read(fd, HEAD_BYTES)
+                data = os.read(fd, HEAD_BYTES) if stat.S_ISREG(st.st_mode) else b""
             finally:
                 os.close(fd)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        except (FileNotFoundError, NotADirectoryError):
             if probe:
                 return False
-            self._skip(path, "unreadable: not a regular file")
+            self._skip(path, "unreadable: no such file")
             return None
         except OSError as exc:
             self._skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
             self._record(rel, [-1, -1])  # never matches: retried on every cold build until fixed
             return None
+        if probe and stat.S_ISDIR(st.st_mode):
+            return False
         self._record(rel, [st.st_mtime_ns, st.st_size])
+        if not stat.S_ISREG(st.st_mode):
+            self._skip(path, not_regular(st.st_mode))
+            return None
         if b"\x00" in data:
             self._skip(path, "binary file (contains NUL bytes)")
             return None
@@ -215,7 +223,7 @@ def _manifest_valid(root: Path, manifest: dict[str, Any]) -> bool:
             if stat(str(root) if rel == "." else f"{root}/{rel}").st_mtime_ns != mtime:
                 return False
         for top, entries in manifest["files"].items():
-            fd = os.open(str(root) if top == "." else f"{root}/{top}", os.O_RDONLY)
+            fd = os.open(str(root) if top == "." else f"{root}/{top}", os.O_RDONLY | os.O_DIRECTORY)
             try:
                 for rest, (mtime, size) in entries.items():
                     st = stat(rest, dir_fd=fd)

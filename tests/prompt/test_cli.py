@@ -65,3 +65,23 @@ def test_json_report(setup: tuple[Path, Path]) -> None:
 def test_bad_cwd_is_a_usage_error(tmp_path: Path) -> None:
     done = run_cli(tmp_path, "--cwd", str(tmp_path / "nope"))
     assert done.returncode == 2 and done.stderr.startswith("error: --cwd") and "Traceback" not in done.stderr
+
+
+def test_outside_a_git_repository_nothing_is_reported_as_skipped(tmp_path: Path) -> None:
+    from hermes_prompt.context_files import find_git_root
+
+    cwd = tmp_path / "plain"
+    cwd.mkdir()
+    if find_git_root(cwd) is not None:
+        pytest.skip("the temporary directory is inside a git work tree")
+    home = tmp_path / "home"
+    done = run_cli(home, "--cwd", str(cwd))
+    assert done.returncode == 0 and done.stderr == ""  # no "note: 1 skipped" for a plain directory
+    report = json.loads(run_cli(home, "--cwd", str(cwd), "--report", "--json").stdout)
+    assert report["counts"] == {"blocked": 0, "truncated": 0, "skipped": 0}
+    assert [f["kind"] for f in report["findings"]] == ["info"]
+    lines = run_cli(home, "--cwd", str(cwd), "--report").stdout.splitlines()
+    assert f"info: [context_files] {cwd}: no git root above the working directory: .hermes.md searched in cwd only" \
+        in lines
+    (cwd / "AGENTS.md").write_bytes(b"\x00binary")
+    assert run_cli(home, "--cwd", str(cwd)).stderr == "note: 1 skipped (details: hermes-core prompt --report)\n"
