@@ -64,8 +64,10 @@ _RULES = (
 )
 _OVERRIDE = "ignore|disregard|forget|overlook|discard"
 _LEAK = "reveal|show|print|output|display|repeat|tell|give|provide|list|encode|share|dump|leak|spell|return|respond"
+# ".env" and ".env.local" hold secrets; ".env.example" and its kind are templates to read.
+_ENV_FILE = r"\.env(?!\.(?:example|sample|template|dist|defaults?)\b)(?!\w)"
 _SECRETS = r"(?:\$\{?\w*(?:key|token|secret|password|passwd|credentials?|api)\w*|process\.env|os\.environ)"
-_SECRET_FILES = r"(?:\.env\b|credentials\b|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_rsa|id_ed25519|\.aws/|\.ssh/)"
+_SECRET_FILES = rf"(?:{_ENV_FILE}|credentials\b|\.netrc|\.pgpass|\.npmrc|\.pypirc|id_rsa|id_ed25519|\.aws/|\.ssh/)"
 _EXFIL_VERBS = "send|forward|email|e-mail|post|upload|transmit|leak"
 _YOUR_OUTPUT = r"your\s+(?:code\s+)?(?:response|codebase|implementation|solution|reply|answer|algorithm|elucidation)\b"
 _MODAL = r"\b(?:must|always|required?|requires|important|should)\b"
@@ -73,7 +75,9 @@ _MODAL = r"\b(?:must|always|required?|requires|important|should)\b"
 THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     # -- instruction override (the seed's ids first) --------------------------------
     ("prompt_injection", _OVERRIDE, r"ignore\s+(previous|all|above|prior)\s+instructions"),
-    ("prompt_injection", _OVERRIDE, rf"\b(?:{_OVERRIDE})\s+(?:{_PRIOR}\s+){{1,4}}{_W}{{0,2}}?{_RULES}\b"),
+    ("prompt_injection", _OVERRIDE, rf"\b(?:{_OVERRIDE})\s+(?:{_PRIOR}\s+){{1,4}}{_W}{{0,2}}?{_RULES}\b"
+     # "forget the earlier instructions about tabs" is a correction, not an override
+     r"(?!\s+(?:about|regarding|concerning|on\s+how)\b)"),
     ("prompt_injection", _OVERRIDE,
      rf"\b(?:{_OVERRIDE})\s+(?:(?:the|all|this)\s+)?(?:text\s+|everything\s+)?(?:above|before|previous)\b"),
     ("prompt_injection", "ignore",
@@ -81,8 +85,10 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
      r"|(?:filters|safety|guardrails)\b|instructions\s*[,.]|(?:them|it|this|that)\s+and\s+instead\b)"),
     ("prompt_injection", "ignore|forget",
      r"\b(?:ignore|forget)\s+(?:all\s+)?your\s+\w+\s+and\s+(?:run|do|execute|reply|respond|say|print)\b"),
+    # "From now on" alone is an ordinary preference ("always reply in French from now on");
+    # it is an attack only next to an override or a role change.
     ("prompt_injection", "from now on",
-     r"\b(?:respond|reply|answer|speak|talk)\b[^\n.]{0,40}\bfrom\s+now\s+on\b"),
+     rf"\bfrom\s+now\s+on\b[,:]?\s+(?:you\s+(?:have\s+no|no\s+longer)\b|(?:{_OVERRIDE})\b)"),
     ("deception_hide", "tell", r"do\s+not\s+tell\s+the\s+user"),
     ("deception_hide", "user",
      r"\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this|it)\s+to)\s+(?:\w+\s+){0,2}?user"),
@@ -104,6 +110,7 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("new_instructions", "instruction",
      r"\b(?:new|updated|real)\s+instructions?\s*(?:to\s+(?:the\s+)?(?:chat\s+)?assistant|:|\*{2,}|#{2,})"
      r"|(?:\*{3}|#{2}|-{4})\s*(?:important\s+)?(?:begin\s+)?new\s+instructions"
+     r"|^[ \t]*important\s+new\s+instructions[ \t]*:?[ \t]*$"  # "***IMPORTANT NEW INSTRUCTIONS***", folded
      r"|\bbegin\s+new\s+instructions\b|\bend\s+(?:of\s+)?(?:out\s+of\s+date\s+|old\s+|previous\s+)instructions\b"),
     ("new_instructions", "reprogramming", r"\bbegin\s+reprogramming\b"),
     ("new_instructions", "end of", r"<\s*end\s+of\s+(?:session|conversation|prompt)\s*>"),
@@ -146,7 +153,8 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("leak_system_prompt", _LEAK,
      rf"\b(?:{_LEAK})(?:\s+check|\s+with)?\s+(?:me\s+)?(?:back\s+)?(?:[\w'-]+\s+){{0,4}}?"
      r"(?:system\s+(?:prompt|message|configuration)|initials?\s+(?:prompt|instructions)"
-     r"|(?:previous|above|original|underlying|full)\s+(?:instructions|prompt(?:ing)?|directions)"
+     r"|(?:previous|above|original|underlying|your\s+(?:full|entire|complete|whole))\s+"
+     r"(?:instructions|prompt(?:ing)?|directions)"
      r"|instructions\s+you\s+(?:were|have\s+been)\s+given|every\s+instructions|(?:your|the)\s+prompt\b"
      r"|your\s+instructions\b)"),
     ("leak_system_prompt", "repeat|output|print",
@@ -158,10 +166,12 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("leak_system_prompt", "secrets", r"\btell\s+me\s+your\s+secrets\b"),
     ("leak_system_prompt", "system prompt", r"\bshar\w*\s+(?:\w+\s+){0,2}?system\s+prompt\s+summar"),
     # -- exfiltration and secrets -------------------------------------------------------
-    ("exfil_curl", "curl", r"curl\s+[^\n]{0,300}\$\{?\w*(key|token|secret|password|credential|api)"),
+    # the command, not the word: "`curl` to upload it" in prose (backticks are folded away) is no call
+    ("exfil_curl", "curl",
+     r"curl\s+(?=[-\"'$<{]|[\w.-]+[.:/])[^\n]{0,300}\$\{?\w*(key|token|secret|password|credential|api)"),
     ("exfil_wget", "wget|fetch|requests.|.post|netcat|nc ",
      rf"\b(?:wget|fetch|requests\.(?:post|get|put)|http\.post|axios\.post|nc|netcat)\b[^\n]{{0,300}}{_SECRETS}"),
-    ("read_secrets", "cat ", r"cat\s+[^\n]{0,300}(\.env|credentials|\.netrc|\.pgpass)"),
+    ("read_secrets", "cat ", rf"cat\s+[^\n]{{0,300}}(?:{_ENV_FILE}|credentials|\.netrc|\.pgpass)"),
     ("read_secrets", "~/|$home/",
      rf"\b(?:cat|less|head|tail|type|read|open|send|upload|include|output|print|copy|exfiltrate)\s+"
      rf"(?:the\s+contents\s+of\s+)?[^\n|;&]{{0,40}}?(?:~|\$home)/(?:\.hermes/)?{_SECRET_FILES}"),
@@ -196,7 +206,9 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     # -- code injection -----------------------------------------------------------------
     ("translate_execute", "translate", r"translate\s+(?:\S+\s+){0,8}?into\s+(?:\S+\s+){0,8}?and\s+(execute|run|eval)"),
     ("translate_execute", "decode", r"\bdecode\s+(?:this\s+|it\s+)?(?:and|then)\s+(?:execute|run|eval)\b"),
-    ("code_execution", "popen|__", r"\bos\.popen\s*\(|__subclasses__\s*\(\s*\)|__globals__\s*\["),
+    # fold() drops the underscores of "__subclasses__" (they look like emphasis markers)
+    ("code_execution", "popen|subclasses|globals",
+     r"\bos\.popen\s*\(|\._*subclasses_*\s*\(\s*\)|\._*globals_*\s*\["),
     ("reverse_shell", "/bin/|/dev/tcp|dup2",
      r"\bnc\s+-e\s+/bin/|/bin/(?:ba)?sh[\"',\s]+-i\b|bash\s+-i\s+>&\s*/dev/tcp/|os\.dup2\(\s*\w+\.fileno\(\)"),
     ("remote_code", "subprocess|pickle",
@@ -249,6 +261,25 @@ _INVISIBLE_CHECKS = (
     (_BIDI_RX, "bidi_control"),
     (_VARIATION_RUN_RX, "variation_selectors"),
     (_ZW_RUN_RX, "invisible_unicode"),
+)
+
+# Characters the text patterns never see: every format character (category Cf, as of
+# Unicode 14: soft hyphen, Arabic and Syriac marks, zero-width and bidi controls, invisible
+# operators, BOM, interlinear annotation, musical beam controls, tags) and the other
+# default-ignorable code points (combining grapheme joiner, Hangul fillers, Khmer inherent
+# vowels, Mongolian selectors, variation selectors). A test checks this against the running
+# Unicode database; building it there would cost 0.3 s.
+_IGNORABLE_RX = re.compile(
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+# Markdown emphasis markers ("ignore **all** previous instructions", "ig*nore*"): a run of
+# * _ ~ ` that opens or closes a word, or sits inside one; a run of underscores inside a
+# word (snake_case) and a run touching no letter ("~/", "***") stay.
+_EMPHASIS_RX = re.compile(
+    r"(?<![\w*~`])[*_~`]+(?=[^\W_])|(?<=[^\W_])[*_~`]+(?![\w*~`])|(?<=[^\W_])_*[*~`][*_~`]*(?=[^\W_])"
 )
 
 # Cyrillic and Greek letters that render like Latin ones (NFKC leaves them alone).
@@ -312,13 +343,13 @@ def _starts_word(text: str, pos: int) -> bool:
 
 
 def fold(text: str) -> str:
-    """The text patterns see: no invisible characters, NFKC, homoglyphs mapped to Latin."""
-    if text.isascii():  # the common case: nothing to fold
-        return text
-    stripped = _INVISIBLE_RX.sub("", text)
-    if not unicodedata.is_normalized("NFKC", stripped):
-        stripped = unicodedata.normalize("NFKC", stripped)
-    return _HOMOGLYPH_RX.sub(lambda m: m.group(0).translate(_HOMOGLYPHS), stripped)
+    """The text patterns see: no ignorable characters, NFKC, homoglyphs mapped to Latin, no emphasis."""
+    if not text.isascii():
+        text = _IGNORABLE_RX.sub("", text)
+        if not unicodedata.is_normalized("NFKC", text):
+            text = unicodedata.normalize("NFKC", text)
+        text = _HOMOGLYPH_RX.sub(lambda m: m.group(0).translate(_HOMOGLYPHS), text)
+    return _EMPHASIS_RX.sub("", text)
 
 
 class _Lines:
