@@ -70,18 +70,19 @@ def entry_problem(content: str) -> str | None:
     return None
 
 
-def drift_reason(text: str, limit: int) -> str | None:
-    """Why a file's text would not survive parse + serialize unchanged, or ``None``."""
+def drift_reason(text: str) -> str | None:
+    """Why a file's text would not survive parse + serialize unchanged, or ``None``.
+
+    Size is not drift: an entry longer than the limit (the limit was lowered, or the file
+    edited) round-trips fine, and the operations let an over-limit store shrink.
+    """
     entries = parse(text)
     if "\r" in text:
         return "it has Windows (CRLF) line endings or stray carriage returns"
     if serialize(entries) != text.strip():
         return "it has empty entries or whitespace around entries that would be rewritten"
-    for entry in entries:
-        if entry_problem(entry):
-            return "an entry contains a line with only '§'"
-        if len(entry) > limit:
-            return f"one entry is {len(entry):,} chars, more than the whole store's limit of {limit:,}"
+    if any(entry_problem(entry) for entry in entries):
+        return "an entry contains a line with only '§'"
     return None
 
 
@@ -137,7 +138,7 @@ class MemoryStore:
                 backup = self._backup(path)
                 raise MemoryFileError(f"Refusing to write {path.name}: {exc}", backup=str(backup),
                                       **exc.details) from None
-            reason = drift_reason(text, self.limits[target])
+            reason = drift_reason(text)
             if reason:
                 backup = self._backup(path)
                 raise MemoryFileError(
@@ -146,7 +147,7 @@ class MemoryStore:
                     backup=str(backup),
                     remediation=(
                         f"Edit {path} so entries are separated by a line containing only '§', with no empty "
-                        f"entries and none longer than {self.limits[target]:,} chars; then retry. "
+                        f"entries; then retry. "
                         f"A copy of the current file is at {backup}."
                     ),
                 )

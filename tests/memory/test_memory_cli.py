@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hermes_core.cli import main
 
 
@@ -63,3 +65,35 @@ def test_installed_command_end_to_end(hermes_home: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["success"] is True
     assert (hermes_home / "memories" / "MEMORY.md").read_text(encoding="utf-8") == "From the real CLI\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--target", "user", "Always reply in French from now on"),
+        ("Setup: cat .env.example to see the required variables",),
+        ("Tests print the full prompt when HERMES_DEBUG=1",),
+        ("User said: forget the earlier instructions about tabs, they use spaces now",),
+    ],
+)
+def test_ordinary_preferences_and_setup_notes_are_saved(hermes_home: Path, capsys: Any, argv: tuple[str, ...]) -> None:
+    code, out, _ = run(capsys, "add", *argv)
+    assert code == 0 and json.loads(out)["success"] is True, out
+
+
+def test_lowering_the_char_limit_does_not_lock_the_store(hermes_home: Path, capsys: Any) -> None:
+    long_entry = "Project notes: " + "x" * 944
+    assert len(long_entry) == 959
+    assert run(capsys, "add", long_entry)[0] == 0
+    assert run(capsys, "add", "Second note")[0] == 0
+    (hermes_home / "config.yaml").write_text("memory:\n  memory_char_limit: 500\n", encoding="utf-8")
+
+    code, out, _ = run(capsys, "add", "Third note")
+    assert code == 1 and "would exceed the limit" in json.loads(out)["error"]
+    code, out, _ = run(capsys, "replace", "Project notes", "Project notes: shorter now")
+    assert code == 0, out
+    code, out, _ = run(capsys, "remove", "Second note")
+    assert code == 0, out
+    memories = hermes_home / "memories"
+    assert (memories / "MEMORY.md").read_text(encoding="utf-8") == "Project notes: shorter now\n"
+    assert list(memories.glob("*.bak.*")) == []

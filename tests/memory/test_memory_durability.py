@@ -54,7 +54,7 @@ def test_sigkill_mid_write_always_leaves_a_committed_file(tmp_path: Path) -> Non
         proc.wait(timeout=10)
         mid_write_kills += bool(list(tmp_path.glob(".MEMORY.md.*.tmp")))  # killed between mkstemp and rename
         text = (tmp_path / "MEMORY.md").read_bytes().decode("utf-8") if (tmp_path / "MEMORY.md").exists() else ""
-        assert drift_reason(text, LIMITS["memory"]) is None
+        assert drift_reason(text) is None
         entries = parse(text)
         numbers = []
         for entry in entries:

@@ -204,11 +204,16 @@ def test_non_utf8_file_is_backed_up_and_refused(store: MemoryStore) -> None:
     assert read["success"] is False and "UTF-8" in read["error"]
 
 
-def test_entry_longer_than_the_limit_in_the_file_counts_as_drift(store: MemoryStore) -> None:
+def test_entry_longer_than_a_lowered_limit_can_be_shrunk_but_not_grown(store: MemoryStore) -> None:
+    """Lowering the limit below one entry's length must not lock the store (it round-trips fine)."""
     store.path("user").parent.mkdir(parents=True)
-    store.path("user").write_text("u" * 150, encoding="utf-8")
-    result = call(store, action="remove", target="user", old_text="uuu")
-    assert result["success"] is False and "more than the whole store's limit of 100" in result["error"]
+    store.path("user").write_text("u" * 150 + "\n§\nshort one\n", encoding="utf-8")
+    refused = call(store, action="add", target="user", content="new")
+    assert refused["success"] is False and refused["error"].startswith("User profile at 162/100 chars.")
+    assert call(store, action="replace", target="user", old_text="uuu", content="u" * 60)["success"] is True
+    assert call(store, action="remove", target="user", old_text="short")["success"] is True
+    assert store.entries("user") == ["u" * 60]
+    assert list(store.directory.glob("*.bak.*")) == []
 
 
 def test_read_returns_live_entries_and_usage(store: MemoryStore) -> None:
