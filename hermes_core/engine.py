@@ -29,7 +29,8 @@ class ContextEngine(ABC):
 
     config_model: ClassVar[type[BaseModel] | None] = None
 
-    #: The defaults the base class uses for its threshold and preflight check.
+    #: Share of the context length at which compaction starts. The base class takes
+    #: ``context.threshold_percent`` from config; a subclass may set its own.
     threshold_percent: float = 0.50
 
     def __init__(self, ctx: PluginContext | None = None) -> None:
@@ -38,6 +39,8 @@ class ContextEngine(ABC):
 
             ctx = PluginContext.default()
         self.ctx = ctx
+        if type(self).threshold_percent == ContextEngine.threshold_percent:  # not set by the subclass
+            self.threshold_percent = ctx.config.context.threshold_percent
         self.last_prompt_tokens: int = 0
         self.last_completion_tokens: int = 0
         self.last_total_tokens: int = 0

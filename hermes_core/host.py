@@ -79,7 +79,9 @@ class PluginHost:
         strict: bool | None = None,
         migrate_raw: dict[str, Any] | None = None,
         overrides: dict[str, Any] | None = None,
+        config_source: str = "config",
     ) -> None:
+        self.config_source = config_source  # named in errors about plugin sections
         self.overrides = dict(overrides or {})
         self.config = with_overrides(config, self.overrides)
         self.home = home
@@ -186,13 +188,13 @@ class PluginHost:
         except SelectionError:
             raise
         except PluginLoadError as exc:
-            if wanted == DEFAULT_ENGINE or DEFAULT_ENGINE not in self._engine_classes:
+            if self.strict or wanted == DEFAULT_ENGINE or DEFAULT_ENGINE not in self._engine_classes:
                 raise
             self._warn(f"{exc}; falling back to the '{DEFAULT_ENGINE}' engine")
             engine = self._instantiate("context_engine", DEFAULT_ENGINE, self._engine_classes)
         self.engine = engine  # type: ignore[assignment]
         self.pm.register(EngineHooks(self.engine), name=f"engine:{self.engine.name}")
-        self._origin[f"engine:{self.engine.name}"] = self._info_origin("context_engine", wanted)
+        self._origin[f"engine:{self.engine.name}"] = self._info_origin("context_engine", self.engine.name)
 
     def _select_providers(self) -> None:
         mem = self.config.memory
@@ -276,7 +278,7 @@ class PluginHost:
         model = getattr(cls, "config_model", None)
         if model is None:
             return raw
-        return validate_section(model, raw, source="config", prefix=f"plugins.{name}")
+        return validate_section(model, raw, source=self.config_source, prefix=f"plugins.{name}")
 
     def _unknown_message(self, what: str, name: str, table: dict[str, Any]) -> str:
         choices = []
@@ -642,12 +644,14 @@ def build_host(
 
     home = home or hermes_home()
     raw = None
+    source = "config"
     if config is None:
         loaded = load_config(config_path, home=home)
         for warning in loaded.warnings:
             log.warning("%s", warning)
         config = loaded.config
         raw = loaded.raw if config_path is None else None
+        source = str(loaded.path)
     return PluginHost(
         config,
         home,
@@ -658,4 +662,5 @@ def build_host(
         strict=strict,
         migrate_raw=raw,
         overrides=overrides,
+        config_source=source,
     )

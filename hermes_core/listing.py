@@ -8,6 +8,7 @@ hermes-core's own defaults. Pydantic is not loaded.
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,9 @@ def _check(cand: Candidate, pm: pluggy.PluginManager) -> PluginInfo:
         obj = load(cand)
         if cand.kind == "plugin":
             register_checked(pm, obj, f"plugin:{cand.name}")
+        elif inspect.isabstract(obj):  # the host could not construct it
+            missing = ", ".join(sorted(getattr(obj, "__abstractmethods__", ())))
+            return cand.info("failed", f"{cand.target} leaves abstract members unimplemented: {missing}")
     except PluginLoadError as exc:
         return cand.info("failed", exc.reason)
     except RegistrationError as exc:

@@ -34,22 +34,30 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from hermes_core.cli.common import config_file
+    """Validate the file, then build the plugin host from it: selection and plugin sections too."""
+    from hermes_core.cli.common import config_file, explicit_config
     from hermes_core.config import load_config
+    from hermes_core.host import build_host
+    from hermes_core.paths import hermes_home
     from hermes_core.rawconfig import ConfigError
 
     path = config_file(args)
+    warnings: list[str] = []
     try:
         loaded = load_config(path)
+        warnings = list(loaded.warnings)
+        host = build_host(home=hermes_home(), config_path=explicit_config(args))
+        warnings += host.warnings
+        host.close()
     except ConfigError as exc:
         if args.json:
-            emit_json({"path": str(path), "valid": False, "errors": str(exc).splitlines(), "warnings": []})
+            emit_json({"path": str(path), "valid": False, "errors": str(exc).splitlines(), "warnings": warnings})
             return 2
         raise
     if args.json:
-        emit_json({"path": str(path), "valid": True, "errors": [], "warnings": loaded.warnings})
+        emit_json({"path": str(path), "valid": True, "errors": [], "warnings": warnings})
     else:
-        for warning in loaded.warnings:
+        for warning in warnings:
             print(f"warning: {warning}")
         state = "found" if path.exists() else "not found, defaults apply"
         print(f"{path}: valid ({state})")

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_core.cli.output import CommandError
 from hermes_core.paths import config_path, hermes_home
 
 if TYPE_CHECKING:
@@ -13,8 +14,18 @@ if TYPE_CHECKING:
     from hermes_core.host import PluginHost
 
 
+def explicit_config(args: argparse.Namespace) -> Path | None:
+    """The ``--config`` path, if given; a missing file is an error, never silent defaults."""
+    if not getattr(args, "config", None):
+        return None
+    path = Path(args.config)
+    if not path.is_file():
+        raise CommandError(f"{path}: no such config file", code=2)
+    return path
+
+
 def config_file(args: argparse.Namespace) -> Path:
-    return Path(args.config) if getattr(args, "config", None) else config_path()
+    return explicit_config(args) or config_path()
 
 
 def load(args: argparse.Namespace) -> LoadedConfig:
@@ -42,5 +53,5 @@ def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
         overrides["context.engine"] = args.engine
     if getattr(args, "context_length", None):
         overrides["model.context_length"] = int(args.context_length)
-    explicit = Path(args.config) if getattr(args, "config", None) else None
+    explicit = explicit_config(args)
     return build_host(home=hermes_home(), config_path=explicit, overrides=overrides, **kwargs)

@@ -103,7 +103,9 @@ def installed_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> C
     modules={"mod.py": source})``. The directory is prepended to ``sys.path`` and to
     ``PYTHONPATH`` (so subprocesses such as the ``hermes-core`` CLI see it too).
     """
+    import importlib
     import os
+    import sys
 
     from hermes_core.testing.distributions import write_distribution
 
@@ -117,6 +119,11 @@ def installed_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> C
         write_distribution(site, name, version, entry_points or {}, modules or {})
         monkeypatch.syspath_prepend(str(site))
         monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+        for rel in modules or {}:  # a module of that name imported by an earlier test must not be reused
+            top = Path(rel).parts[0].removesuffix(".py")
+            for loaded in [m for m in sys.modules if m == top or m.startswith(f"{top}.")]:
+                monkeypatch.delitem(sys.modules, loaded)
+        importlib.invalidate_caches()
         return site
 
     return install

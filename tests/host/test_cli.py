@@ -115,3 +115,42 @@ def test_cli_commands_run_plugin_migrations_and_keep_the_original(installed_dist
     assert out  # the command ran on a migrated config
     assert "platform: telegram" in path.read_text()
     assert (hermes_home / "config.yaml.pre-migration").read_text().startswith("# my settings, keep me")
+
+
+CONFIGURED_ENGINE = ENGINE.replace(
+    "class KeepLastEngine(ContextEngine):",
+    (
+        "from pydantic import BaseModel, Field\n\n\nclass Settings(BaseModel):\n"
+        "    keep: int = Field(2, ge=1)\n\n\nclass KeepLastEngine(ContextEngine):\n    config_model = Settings\n"
+    ),
+)
+
+
+def test_config_check_builds_the_selection_and_validates_plugin_sections(
+    installed_distribution, write_config, tmp_path
+):
+    installed_distribution(
+        "hermes-context-keeplast",
+        entry_points={"hermes.context_engines": {"keeplast": "cfg_keeplast:KeepLastEngine"}},
+        modules={"cfg_keeplast.py": CONFIGURED_ENGINE},
+    )
+    path = write_config({"context": {"engine": "nope"}})
+    proc = cli("config", "check", check_code=2)
+    assert "unknown context engine 'nope'" in proc.stderr
+    write_config({"context": {"engine": "keeplast"}, "plugins": {"keeplast": {"keep": 0}}})
+    proc = cli("config", "check", check_code=2)
+    assert proc.stderr.startswith(f"error: {path}: plugins.keeplast.keep: got 0")
+    missing = tmp_path / "typo.yaml"
+    proc = cli("--config", str(missing), "config", "check", check_code=2)
+    assert proc.stderr.strip() == f"error: {missing}: no such config file"
+
+
+def test_strict_mode_refuses_the_engine_fallback(hermes_home, write_config, monkeypatch):
+    broken = hermes_home / "plugins" / "context_engine" / "boom"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise RuntimeError('boom at import')\n")
+    write_config({"context": {"engine": "boom"}})
+    assert "falling back to the 'compressor' engine" in cli("tools", "list", check_code=0).stderr
+    monkeypatch.setenv("HERMES_STRICT_PLUGINS", "1")
+    proc = cli("tools", "list", check_code=1)
+    assert "boom at import" in proc.stderr and "Traceback" not in proc.stderr

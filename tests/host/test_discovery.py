@@ -209,3 +209,28 @@ def test_bad_hook_signatures_and_duplicate_entry_points_fail_alone(installed_dis
     assert sorted(infos[n].status for n in ("first", "second")) == ["active", "failed"]
     assert host.pm.get_plugin("plugin:badsig") is None  # not left half-registered
     assert host.compress([{"role": "user", "content": "x"}], force=True)  # the host still works
+
+
+def test_abstract_engines_are_failed_in_the_listing_too(installed_distribution, hermes_home):
+    from hermes_core.listing import list_plugins
+
+    installed_distribution(
+        "hermes-context-half",
+        entry_points={"hermes.context_engines": {"half": "half_engine:Half"}},
+        modules={
+            "half_engine.py": "from hermes_core import ContextEngine\n\n\nclass Half(ContextEngine):\n"
+            "    name = 'half'\n"
+        },
+    )
+    infos, _ = list_plugins(hermes_home, {"context": {"engine": "half"}})
+    (half,) = [i for i in infos if i.name == "half"]
+    assert half.status == "failed" and "compress" in half.error
+
+
+def test_installed_modules_do_not_leak_between_installs(installed_distribution):
+    import importlib
+
+    installed_distribution("hermes-v1", entry_points={}, modules={"leaky_mod.py": "VERSION = 1\n"})
+    assert importlib.import_module("leaky_mod").VERSION == 1
+    installed_distribution("hermes-v2", entry_points={}, modules={"leaky_mod.py": "VERSION = 2\n"})
+    assert importlib.import_module("leaky_mod").VERSION == 2

@@ -175,3 +175,11 @@ def test_a_subclass_without_decorators_is_a_complete_plugin(make_host):
     assert host.should_compress_preflight(messages) is False
     host.set_request_overhead(200)  # tool schemas travel with every request
     assert host.should_compress_preflight(messages) is True
+
+
+def test_the_base_class_follows_context_threshold_percent(make_host):
+    host = make_host(
+        engines={"halving": HalvingEngine},
+        **{"context.engine": "halving", "context.threshold_percent": 0.8, "model.context_length": 10000},
+    )
+    assert host.engine.threshold_tokens == 8000
