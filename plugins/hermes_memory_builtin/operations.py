@@ -84,7 +84,7 @@ def validate(op: Operation, limit: int) -> Operation:
                 "or invisible characters.",
                 patterns=ids,
             )
-        hidden = _hidden_character(content)
+        hidden = hidden_character(content)
         if hidden:
             raise Refused(
                 f"Blocked: content contains the invisible character {hidden}. Memory is injected into the system "
@@ -94,12 +94,13 @@ def validate(op: Operation, limit: int) -> Operation:
     return Operation(op.action, content, old_text)
 
 
-def _hidden_character(content: str) -> str | None:
+def hidden_character(content: str) -> str | None:
     """The first format character (zero-width, bidi, tag, soft hyphen...) in ``content``.
 
     Stricter than the shared scanner, which tolerates a lone zero-width character in a
-    context file: memory lands in every system prompt. ZWJ and ZWNJ are left to the
-    scanner (it flags them when they split a word) because scripts and emoji need them.
+    context file: memory lands in every system prompt, so writes and the snapshot both
+    apply it. ZWJ and ZWNJ are left to the scanner (it flags them when they split a word)
+    because scripts and emoji need them.
     """
     for ch in content:
         if ch not in "\u200c\u200d" and unicodedata.category(ch) == "Cf":

@@ -1,9 +1,9 @@
 """The frozen system-prompt snapshot of both stores (seed 1.2).
 
 Rendered once per session: writes reach the disk at once but the prompt only in the next
-session, so a provider's prefix cache is never broken mid-session. Entries that fail the
-threat scan (a hand-edited file) are replaced in the snapshot only, so the model never
-sees them but the user can still find and remove them.
+session, so a provider's prefix cache is never broken mid-session. Entries that a write
+would refuse (threat patterns or hidden characters, in a hand-edited file) are replaced in
+the snapshot only, so the model never sees them but the user can still find and remove them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 from hermes_core.scanning import pattern_ids, scan_text
-from hermes_memory_builtin.operations import usage, visible
+from hermes_memory_builtin.operations import hidden_character, usage, visible
 from hermes_memory_builtin.store import FILES, MemoryStore, MemoryStoreError, joined_size, serialize
 
 log = logging.getLogger("hermes_memory_builtin")
@@ -20,11 +20,18 @@ RULE = "═" * 46
 HEADERS = {"memory": "MEMORY (your personal notes)", "user": "USER PROFILE (who the user is)"}
 
 
+def entry_threats(entry: str) -> list[str]:
+    """Pattern ids that would refuse ``entry`` as a write: the scanner's, then hidden characters."""
+    ids = pattern_ids(scan_text(entry))
+    if hidden_character(entry) and "invisible_unicode" not in ids:
+        ids.append("invisible_unicode")
+    return ids
+
+
 def safe_entry(target: str, entry: str) -> str:
-    findings = scan_text(entry)
-    if not findings:
+    ids = ", ".join(entry_threats(entry))
+    if not ids:
         return entry
-    ids = ", ".join(pattern_ids(findings))
     return (f"[BLOCKED: {FILES[target]} entry contained threat pattern(s): {ids}. Removed from the system prompt; "
             "use memory(action=remove) to delete the original.]")
 
@@ -34,8 +41,9 @@ def render_block(target: str, entries: list[str], limit: int) -> str:
     if not entries:
         return ""
     shown = visible(entries, limit)
-    # One scan of the whole store is ~40x cheaper than one per entry; only a hit needs those.
-    if scan_text(serialize(shown)):
+    # One check of the whole store is ~40x cheaper than one per entry; only a hit needs those.
+    whole = serialize(shown)
+    if hidden_character(whole) or scan_text(whole):
         shown = [safe_entry(target, e) for e in shown]
     over = " ⚠ OVER BUDGET" if joined_size(entries) > limit else ""
     return f"{RULE}\n{HEADERS[target]} [{usage(entries, limit)}]{over}\n{RULE}\n{serialize(shown)}"
