@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     if args.live:
         return replay_and_report(args, transcript)
-    args.config = args.config or str(config_path())  # errors name the user's file, not the scratch copy
+    if not args.config and config_path().is_file():  # errors name the user's file, not the scratch copy
+        args.config = str(config_path())
     with scratch_home(hermes_home()) as scratch:
         return replay_and_report(args, transcript, scratch)
 
