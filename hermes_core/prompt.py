@@ -48,7 +48,11 @@ class SystemPrompt:
     sections: list[PromptSection]
 
     def report(self) -> dict[str, Any]:
-        """Per-part size and the findings, as a JSON-able mapping."""
+        """Per-part size and the findings, as a JSON-able mapping.
+
+        ``counts`` covers what was left out or changed (blocked, truncated, skipped);
+        ``info`` findings only say how inputs were looked for and are not counted.
+        """
         parts = [
             {"name": s.name, "order": s.order, "source": s.source, "chars": len(s.text),
              "tokens": _tokens(len(s.text)), "share": round(len(s.text) / len(self.text), 3) if self.text else 0.0}

@@ -7,9 +7,9 @@
 4. ``.cursorrules`` plus ``.cursor/rules/*.mdc`` (sorted) in the working directory.
 
 A source whose files cannot be used (unreadable, not a regular file, binary, not UTF-8,
-too large) is
-reported as skipped and the next source is tried. A file that fails the injection
-scan is replaced by the BLOCKED notice; it still counts as the match.
+too large) is reported as skipped and the next source is tried. A file that fails the
+injection scan is replaced by the BLOCKED notice; it still counts as the match. A working
+directory outside any git repository is an ``info`` finding: nothing was left out.
 """
 
 from __future__ import annotations
