@@ -68,7 +68,7 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def _why(finding: dict[str, Any]) -> str:
-    if finding.get("kind") == "blocked":
+    if finding.get("kind") == "blocked" and finding.get("findings"):  # a file: where in it
         lines = ", ".join(f"{h['pattern_id']} (line {h['line']})" for h in finding.get("findings", [])[:8])
         return f"injection patterns {lines}"
     if finding.get("kind") == "truncated":
