@@ -1,11 +1,18 @@
 """The MemoryManager: the built-in provider plus at most one external one (seed 1.6).
 
 Every provider hook fans out through the host, one isolated call per provider, so a
-provider that raises never stops another provider or the turn. Two things keep a slow
-provider from stalling a turn: external ``prefetch`` runs on its own thread with a
-timeout (``memory.prefetch_timeout``), and ``sync_turn`` / ``queue_prefetch`` run on one
-background worker, which keeps them in turn order. ``shutdown`` drains that worker for
-at most :attr:`MemoryManager.drain_timeout` seconds before providers shut down.
+provider that raises never stops another provider or the turn. Three things keep a slow
+or hung provider from stalling the session; the built-in provider always runs inline:
+
+* external ``prefetch`` runs on its own thread, bounded by ``memory.prefetch_timeout``;
+* external ``initialize``, ``system_prompt_block``, ``on_session_end`` and ``shutdown``
+  run the same way, bounded by :attr:`MemoryManager.hook_timeout` (a separate bound: these
+  run once per session and may legitimately flush, so they get more time than a recall);
+* ``sync_turn`` / ``queue_prefetch`` run on one background worker per provider, which
+  keeps each provider's turns in order and keeps a stuck provider from delaying another.
+
+``shutdown`` drains the workers for at most :attr:`MemoryManager.drain_timeout` seconds;
+turns a provider never received are logged and counted in ``shutdown_state``.
 """
 
 from __future__ import annotations
@@ -15,7 +22,9 @@ import logging
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.provider import MemoryProvider
@@ -27,6 +36,7 @@ log = logging.getLogger("hermes_core.memory")
 
 BUILTIN = "builtin"
 BUILTIN_PLUGIN = f"memory:{BUILTIN}"
+SYNC_HOOK = "hermes_memory_sync_turn"
 MEMORY_TOOL = "memory"
 Message = dict[str, Any]
 
@@ -47,6 +57,9 @@ NUDGE_TEXT = (
 )
 
 
+_Task = tuple[str | None, Callable[[], object]]  # (kind counted if dropped, or None; the call)
+
+
 class _OrderedWorker:
     """One daemon thread that runs submitted tasks one at a time, in submission order.
 
@@ -56,28 +69,28 @@ class _OrderedWorker:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._queue: queue.Queue[Callable[[], object] | None] = queue.Queue()
+        self._queue: queue.Queue[_Task | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.closed = False
 
-    def submit(self, task: Callable[[], object]) -> bool:
+    def submit(self, task: Callable[[], object], kind: str | None = None) -> bool:
         with self._lock:
             if self.closed:
                 return False
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
                 self._thread.start()
-            self._queue.put(task)
+            self._queue.put((kind, task))
             return True
 
     def _run(self) -> None:
         while True:
-            task = self._queue.get()
-            if task is None:
+            item = self._queue.get()
+            if item is None:
                 return
             try:
-                task()
+                item[1]()
             except Exception:
                 log.exception("memory background task failed")
 
@@ -91,27 +104,27 @@ class _OrderedWorker:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def close(self, timeout: float) -> int:
-        """Stop accepting work, run what is queued for up to ``timeout``; return tasks dropped."""
+    def close(self, timeout: float) -> Counter[str]:
+        """Stop accepting work, run what is queued for up to ``timeout``; the kinds of tasks dropped."""
+        dropped: Counter[str] = Counter()
         with self._lock:
             if self.closed:
-                return 0
+                return dropped
             self.closed = True
             thread = self._thread
             self._queue.put(None)
         if thread is None:
-            return 0
+            return dropped
         thread.join(timeout)
         if not thread.is_alive():
-            return 0
-        dropped = 0
+            return dropped
         while True:
             try:
-                task = self._queue.get_nowait()
+                item = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if task is not None:
-                dropped += 1
+            if item is not None and item[0] is not None:
+                dropped[item[0]] += 1
         self._queue.put(None)
         return dropped
 
@@ -121,18 +134,22 @@ class MemoryManager:
 
     #: Seconds ``shutdown`` waits for queued sync/prefetch work before giving up on it.
     drain_timeout: float = 5.0
+    #: Seconds an external provider's ``initialize``, ``system_prompt_block``,
+    #: ``on_session_end`` or ``shutdown`` may take before the session carries on without it.
+    hook_timeout: float = 10.0
 
     def __init__(self, host: PluginHost) -> None:
         self.host = host
         self.providers: list[MemoryProvider] = []
         self._tool_owner: dict[str, MemoryProvider] = {}
         self._warned: set[str] = set()
-        self._prefetching: dict[str, threading.Thread] = {}
-        self._worker = _OrderedWorker("hermes-memory-worker")
+        self._running: dict[tuple[str, str], threading.Thread] = {}  # (plugin, hook) -> its bounded call
+        self._workers: dict[str, _OrderedWorker] = {}  # plugin -> its sync/queue_prefetch worker
         self._turn = 0
         self._last_memory_turn = 0
         self._shut_down = False
-        #: After shutdown: ``{"status": "drained" | "timed_out", "dropped": n}``.
+        #: After shutdown: ``{"status": "drained" | "timed_out", "dropped": tasks,
+        #: "unsynced": {provider: turns it never received}}``.
         self.shutdown_state: dict[str, Any] = {}
 
     @property
@@ -169,72 +186,89 @@ class MemoryManager:
     def _each(self, hook: str, **kwargs: Any) -> list[Any]:
         return [result for _name, result in self.host.call_each(hook, **kwargs)]
 
-    def initialize_all(self, session_id: str) -> None:
-        """Start a session: providers load state (the built-in freezes its snapshot)."""
-        self._turn = self._last_memory_turn = 0
-        self._each("hermes_memory_initialize", session_id=session_id)
+    def _bounded(self, hook: str, kwargs: dict[str, Any], timeout: float, *, reverse: bool = False) -> list[Any]:
+        """Results of ``hook``'s implementations that returned in time, in call order.
 
-    def system_prompt_blocks(self) -> list[str]:
-        return [b for b in self._each("hermes_memory_system_prompt_block") if isinstance(b, str) and b.strip()]
-
-    def prefetch_all(self, query: str) -> str:
-        """Recalled context for this turn, joined by blank lines.
-
-        The built-in provider answers inline. Every other implementation runs on its own
-        daemon thread; all of them share one deadline of ``memory.prefetch_timeout``
-        seconds. A provider whose previous prefetch is still running is skipped.
+        The built-in provider runs inline. Every other implementation runs on its own
+        daemon thread; all of them share one deadline of ``timeout`` seconds. One still
+        stuck in its previous call of this hook is skipped rather than waited for again.
         """
-        hook = "hermes_memory_prefetch"
-        kwargs = {"query": query}
-        timeout = float(self.host.config.memory.prefetch_timeout)
-        pending: list[tuple[Any, threading.Thread, list[tuple[bool, Any]]]] = []
-        results: dict[str, Any] = {}
         impls = self.host.hookimpls(hook)
+        if reverse:
+            impls.reverse()
+        short = hook.removeprefix("hermes_memory_")
+        pending: list[tuple[str, threading.Thread, list[tuple[bool, Any]]]] = []
+        results: dict[str, Any] = {}
         for impl in impls:
-            if impl.plugin_name == BUILTIN_PLUGIN:
+            name = impl.plugin_name
+            if name == BUILTIN_PLUGIN:
                 ok, value = self.host.invoke(impl, hook, kwargs)
-                results[impl.plugin_name] = value if ok else None
+                if ok:
+                    results[name] = value
                 continue
-            previous = self._prefetching.get(impl.plugin_name)
+            previous = self._running.get((name, hook))
             if previous is not None and previous.is_alive():
-                log.info("%s: previous prefetch still running; skipping it this turn",
-                         self.host.origin(impl.plugin_name))
+                log.info("%s: previous %s still running; skipping it this time", self.host.origin(name), short)
                 continue
             box: list[tuple[bool, Any]] = []
             thread = threading.Thread(
                 target=lambda impl=impl, box=box: box.append(self.host.invoke(impl, hook, kwargs)),
-                name=f"hermes-prefetch-{impl.plugin_name}", daemon=True,
+                name=f"hermes-{short}-{name}", daemon=True,
             )
-            self._prefetching[impl.plugin_name] = thread
+            self._running[(name, hook)] = thread
             thread.start()
-            pending.append((impl, thread, box))
+            pending.append((name, thread, box))
         deadline = time.monotonic() + timeout
-        for impl, thread, box in pending:
+        for name, thread, box in pending:
             thread.join(max(0.0, deadline - time.monotonic()))
             if thread.is_alive():
-                log.warning("%s: prefetch timed out after %.1fs; skipping it until the stuck call returns",
-                            self.host.origin(impl.plugin_name), timeout)
+                log.warning("memory provider %s: %s timed out after %.1fs; carrying on without it",
+                            self.host.origin(name), short, timeout)
             elif box and box[0][0]:
-                results[impl.plugin_name] = box[0][1]
-        ordered = (results.get(impl.plugin_name) for impl in impls)
-        return "\n\n".join(r for r in ordered if isinstance(r, str) and r.strip())
+                results[name] = box[0][1]
+        return [results[impl.plugin_name] for impl in impls if impl.plugin_name in results]
+
+    def initialize_all(self, session_id: str) -> None:
+        """Start a session: providers load state (the built-in freezes its snapshot)."""
+        self._turn = self._last_memory_turn = 0
+        self._bounded("hermes_memory_initialize", {"session_id": session_id}, self.hook_timeout)
+
+    def system_prompt_blocks(self) -> list[str]:
+        blocks = self._bounded("hermes_memory_system_prompt_block", {}, self.hook_timeout)
+        return [b for b in blocks if isinstance(b, str) and b.strip()]
+
+    def prefetch_all(self, query: str) -> str:
+        """Recalled context for this turn, joined by blank lines; bounded by ``memory.prefetch_timeout``."""
+        timeout = float(self.host.config.memory.prefetch_timeout)
+        results = self._bounded("hermes_memory_prefetch", {"query": query}, timeout)
+        return "\n\n".join(r for r in results if isinstance(r, str) and r.strip())
 
     def queue_prefetch_all(self, query: str) -> None:
-        """Warm the next turn, on the background worker after any queued sync."""
-        self._submit("queue_prefetch", lambda: self._each("hermes_memory_queue_prefetch", query=query))
+        """Warm the next turn, on each provider's worker after its queued syncs."""
+        self._submit("hermes_memory_queue_prefetch", {"query": query})
 
     def sync_all(self, user_content: str, assistant_content: str) -> None:
-        """Persist a finished turn, on the background worker, in turn order."""
-        self._submit("sync_turn", lambda: self._each(
-            "hermes_memory_sync_turn", user_content=user_content, assistant_content=assistant_content))
+        """Persist a finished turn, on each provider's worker, in turn order."""
+        self._submit(SYNC_HOOK, {"user_content": user_content, "assistant_content": assistant_content})
 
-    def _submit(self, what: str, task: Callable[[], Any]) -> None:
-        if not self._worker.submit(task):
-            log.warning("memory %s dropped: the memory manager is shut down", what)
+    def _submit(self, hook: str, kwargs: dict[str, Any]) -> None:
+        short = hook.removeprefix("hermes_memory_")
+        if self._shut_down:
+            log.warning("memory %s dropped: the memory manager is shut down", short)
+            return
+        for impl in self.host.hookimpls(hook):
+            worker = self._workers.get(impl.plugin_name)
+            if worker is None:
+                worker = self._workers[impl.plugin_name] = _OrderedWorker(f"hermes-memory-{impl.plugin_name}")
+            if not worker.submit(partial(self.host.invoke, impl, hook, kwargs), kind=hook):
+                log.warning("memory %s for %s dropped: the memory manager is shut down",
+                            short, self.host.origin(impl.plugin_name))
 
     def flush_pending(self, timeout: float = 5.0) -> bool:
-        """Wait until queued sync/prefetch work has run; ``False`` on timeout."""
-        return self._worker.wait_idle(timeout)
+        """Wait until every provider's queued sync/prefetch work has run; ``False`` on timeout."""
+        deadline = time.monotonic() + timeout
+        idle = [w.wait_idle(max(0.0, deadline - time.monotonic())) for w in list(self._workers.values())]
+        return all(idle)
 
     def on_turn_start(self, turn_number: int, message: str) -> None:
         self._turn = turn_number
@@ -255,21 +289,36 @@ class MemoryManager:
         self._each("hermes_memory_on_delegation", task=task, result=result)
 
     def on_session_end(self, session_id: str, messages: list[Message]) -> None:
-        self._each("hermes_memory_on_session_end", session_id=session_id, messages=messages)
+        self._bounded("hermes_memory_on_session_end", {"session_id": session_id, "messages": messages},
+                      self.hook_timeout)
 
     def shutdown(self) -> None:
         """Drain queued work (bounded), then shut providers down in reverse order. Idempotent."""
         if self._shut_down:
             return
         self._shut_down = True
-        dropped = self._worker.close(self.drain_timeout)
-        still_running = self._worker.running()
-        self.shutdown_state = {"status": "timed_out" if dropped or still_running else "drained", "dropped": dropped}
-        if dropped or still_running:
+        self.shutdown_state = self._drain(self.drain_timeout)
+        self._bounded("hermes_memory_shutdown", {}, self.hook_timeout, reverse=True)
+
+    def _drain(self, timeout: float) -> dict[str, Any]:
+        """Close every worker within one deadline; say which provider missed how many turns."""
+        deadline = time.monotonic() + timeout
+        dropped = 0
+        unsynced: dict[str, int] = {}
+        stuck = False
+        for plugin, worker in list(self._workers.items()):
+            kinds = worker.close(max(0.0, deadline - time.monotonic()))
+            stuck = stuck or bool(kinds) or worker.running()
+            dropped += sum(kinds.values())
+            if kinds[SYNC_HOOK]:
+                unsynced[plugin.removeprefix("memory:")] = kinds[SYNC_HOOK]
+                log.warning("memory provider %s did not receive %d turn(s): their sync_turn was still queued "
+                            "behind a stuck call after the %.1fs drain", self.host.origin(plugin),
+                            kinds[SYNC_HOOK], timeout)
+        if stuck:
             log.warning("memory shutdown: background work did not finish within %.1fs; %d queued task(s) dropped",
-                        self.drain_timeout, dropped)
-        for impl in reversed(self.host.hookimpls("hermes_memory_shutdown")):
-            self.host.invoke(impl, "hermes_memory_shutdown", {})
+                        timeout, dropped)
+        return {"status": "timed_out" if stuck else "drained", "dropped": dropped, "unsynced": unsynced}
 
     # -- nudges -----------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from hermes_core import MemoryProvider
+from hermes_core import MemoryProvider, hookimpl
 from hermes_core.memory_manager import NUDGE_TEXT
 
 
@@ -117,11 +117,38 @@ def test_shutdown_drain_is_bounded_and_providers_still_shut_down(host: Any) -> N
     started = time.monotonic()
     host.close()
     assert time.monotonic() - started < 1.0
-    assert host.memory.shutdown_state == {"status": "timed_out", "dropped": 2}
+    assert host.memory.shutdown_state == {"status": "timed_out", "dropped": 2, "unsynced": {"ext": 2}}
     assert ("shutdown", None) in provider.events
     host.memory.sync_all("late", "reply")  # dropped with a warning, no error
     host.close()  # idempotent
     assert provider.events.count(("shutdown", None)) == 1
+    provider.gate.set()
+
+
+def test_a_stuck_provider_does_not_hold_back_another_providers_syncs(make_host: Any) -> None:
+    class Listener:
+        """A general plugin that also hears finished turns."""
+
+        def __init__(self) -> None:
+            self.synced: list[str] = []
+
+        @hookimpl
+        def hermes_memory_sync_turn(self, user_content: str, assistant_content: str) -> None:
+            self.synced.append(user_content)
+
+    listener = Listener()
+    host = make_host(providers={"ext": External}, plugins=[listener], **{"memory.provider": "ext"})
+    provider = ext(host)
+    provider.gate.clear()  # ext's first sync blocks
+    for turn in range(3):
+        host.memory.sync_all(f"user {turn}", "reply")
+    deadline = time.monotonic() + 2
+    while len(listener.synced) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert listener.synced == ["user 0", "user 1", "user 2"]  # not queued behind ext's stuck call
+    host.memory.drain_timeout = 0.2
+    host.close()
+    assert host.memory.shutdown_state["unsynced"] == {"ext": 2}  # only the stuck provider missed turns
     provider.gate.set()
 
 
@@ -130,7 +157,7 @@ def test_shutdown_drains_pending_work(host: Any) -> None:
     for turn in range(4):
         host.memory.sync_all(f"user {turn}", "reply")
     host.close()
-    assert host.memory.shutdown_state == {"status": "drained", "dropped": 0}
+    assert host.memory.shutdown_state == {"status": "drained", "dropped": 0, "unsynced": {}}
     events = ext(host).events
     assert [e[1] for e in events if e[0] == "sync"] == [f"user {t}" for t in range(4)]
     assert events[-1] == ("shutdown", None)
