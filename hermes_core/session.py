@@ -193,6 +193,8 @@ class Session:
     def add_response(self, message: Message | str, usage: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Record the model's reply and usage; returns the tool calls to answer (maybe none).
 
+        The returned calls are the recorded ones, in the reply's order: a missing id or one
+        this conversation already used is replaced, so answer them by the returned ids.
         Missing usage falls back to the last request's token estimate. A reply without tool
         calls ends the turn: providers sync it and prefetch for the next one.
         """
