@@ -9,6 +9,7 @@ nothing changes: recalled data can never close the fence or open a new one.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
@@ -23,9 +24,11 @@ SYSTEM_NOTE = (
 )
 
 # A tag is "<", optional "/", "memory", a separator, "context", optional attributes, ">";
-# an unterminated "<memory-context" is removed too. Full-width and small-form angle
-# brackets count: a model reads them as tags.
-_LT, _GT = "<\uff1c\ufe64", ">\uff1e\ufe65"
+# an unterminated "<memory-context" is removed too. The patterns run on a folded copy
+# (see _fold): full-width letters and brackets, hyphens and dashes all count, because a
+# model reads "‹/ＭＥＭＯＲＹ–context>" as a tag. Single guillemets and the CJK and
+# mathematical angle brackets count as "<" and ">" too.
+_LT, _GT = "<\u2039\u3008\u27e8", ">\u203a\u3009\u27e9"
 _TAG = rf"[{_LT}]\s*/?\s*memory[\s_\-]*context(?:[^{_GT}{_LT}]*[{_GT}])?"
 _OPEN = rf"[{_LT}]\s*memory[\s_\-]*context[^{_GT}{_LT}]*[{_GT}]"
 _CLOSE = rf"[{_LT}]\s*/\s*memory[\s_\-]*context\s*[{_GT}]"
@@ -34,6 +37,7 @@ _TAG_RX = re.compile(_TAG, re.IGNORECASE)
 _NOTE_RX = re.compile(
     r"\[\s*System\s+note:\s*The\s+following\s+is\s+recalled\s+memory\s+context[^\]]*\]", re.IGNORECASE
 )
+_DASHES = "\u2212"  # minus sign: not category Pd, but it reads as a hyphen
 
 
 def _drop_invisible(text: str) -> str:
@@ -41,13 +45,43 @@ def _drop_invisible(text: str) -> str:
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
+@functools.lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    folded = unicodedata.normalize("NFKC", ch)
+    return "".join("-" if unicodedata.category(c) == "Pd" or c in _DASHES else c for c in folded)
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    """``text`` with each character NFKC-folded and every dash made "-", and for each folded
+    character the index of the original one, so a match can be cut out of the original."""
+    parts, origin = [], []
+    for i, ch in enumerate(text):
+        folded = ch if ch.isascii() else _fold_char(ch)
+        parts.append(folded)
+        origin.extend([i] * len(folded))
+    return "".join(parts), origin
+
+
+def _remove(rx: re.Pattern[str], text: str) -> str:
+    """``text`` without the spans whose folded form ``rx`` matches."""
+    if text.isascii():
+        return rx.sub("", text)
+    folded, origin = _fold(text)
+    pieces, pos = [], 0
+    for m in rx.finditer(folded):  # the patterns never match an empty string
+        pieces.append(text[pos : origin[m.start()]])
+        pos = origin[m.end() - 1] + 1
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
 def sanitize_context(raw: str) -> str:
     """``raw`` without fence tags, pre-wrapped blocks, system notes or invisible characters."""
     text = _drop_invisible(raw)
     while True:
-        cleaned = _BLOCK_RX.sub("", text)
-        cleaned = _TAG_RX.sub("", cleaned)
-        cleaned = _NOTE_RX.sub("", cleaned)
+        cleaned = text
+        for rx in (_BLOCK_RX, _TAG_RX, _NOTE_RX):
+            cleaned = _remove(rx, cleaned)
         if cleaned == text:
             return text.strip()
         text = cleaned
