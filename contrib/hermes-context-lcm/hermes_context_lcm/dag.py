@@ -13,11 +13,11 @@ import logging
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hermes_context_lcm.outputs import shorten_for_summary
+from hermes_context_lcm.summary_input import summary_turns, tool_calls
 from hermes_core.messages import text_of
 from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest
 from hermes_core.tokens import estimate_messages_tokens, estimate_text_tokens
@@ -31,14 +31,6 @@ Message = dict[str, Any]
 HINT_PREFIX = "Expand for details about:"
 OVERAGE = 3  # a summary may exceed its budget this many times before it is escalated
 _PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.\w{1,6}\b|\b[\w-]+\.(?:py|ts|js|ex|exs|rs|go|md|json|yaml|toml)\b")
-
-
-def _redactor() -> Callable[[str], str]:
-    try:
-        from hermes_core.redact import redact
-    except ImportError:  # older cores: no redaction available
-        return lambda text: text
-    return redact
 
 
 @dataclass
@@ -133,7 +125,7 @@ def truncate(turns: Sequence[Message], budget: int) -> str:
     lines = []
     for msg in turns:
         text = " ".join(text_of(msg.get("content")).split())
-        calls = [c.get("function", {}).get("name", "") for c in msg.get("tool_calls") or () if isinstance(c, dict)]
+        calls = [c["name"] for c in tool_calls(msg)]
         if calls:
             text = f"{text} (calls {', '.join(calls)})".strip()
         lines.append(f"[{msg.get('role')}] {text[:300]}")
@@ -152,11 +144,9 @@ def expand_hint(messages: Sequence[Message], first: int, last: int) -> str:
     paths: dict[str, None] = {}
     for msg in messages:
         texts = [text_of(msg.get("content"))[:500]]  # paths usually sit in calls and first lines
-        for call in msg.get("tool_calls") or ():
-            if isinstance(call, dict):
-                fn = call.get("function") or {}
-                tools[str(fn.get("name") or "?")] += 1
-                texts.append(str(fn.get("arguments") or "")[:1000])
+        for call in tool_calls(msg):
+            tools[call["name"]] += 1
+            texts.append(call["arguments"][:1000])
         for text in texts:
             for match in _PATH.findall(text):
                 if len(paths) < 6:
@@ -180,26 +170,13 @@ def _with_hint(text: str, hint: str) -> tuple[str, str]:
 class DagBuilder:
     """Writes leaf and condensed summaries for one session into the store."""
 
-    def __init__(self, store: Store, session_id: str, escalation: Escalation, *, large_output_chars: int) -> None:
+    def __init__(self, store: Store, session_id: str, escalation: Escalation) -> None:
         self.store = store
         self.session_id = session_id
         self.escalation = escalation
-        self.large_output_chars = large_output_chars
-        self.redact = _redactor()
-
-    def summary_input(self, messages: Sequence[StoredMessage]) -> list[Message]:
-        """Originals as the summarizer sees them: large outputs shortened, secrets redacted."""
-        out = []
-        for stored in messages:
-            msg = shorten_for_summary(stored, self.large_output_chars)
-            content = msg.get("content")
-            if isinstance(content, str):
-                msg["content"] = self.redact(content)
-            out.append(msg)
-        return out
 
     def leaf(self, messages: Sequence[StoredMessage], budget: int) -> int:
-        turns = self.summary_input(messages)
+        turns = summary_turns([m.message() for m in messages], [m.id for m in messages])
         text, source = self.escalation.summarize(turns, budget)
         ids = [m.id for m in messages]
         text, hint = _with_hint(text, expand_hint([m.message() for m in messages], ids[0], ids[-1]))
@@ -210,11 +187,11 @@ class DagBuilder:
         ))
 
     def condense(self, children: Sequence[SummaryRow], budget: int) -> int:
-        turns: list[Message] = [
+        turns = summary_turns([
             {"role": "assistant", "content": f"[summary sum_{c.id}, depth {c.depth}, messages msg_{c.first_message}-"
                                         f"msg_{c.last_message}]\n{c.content}"}
             for c in children
-        ]
+        ])
         text, source = self.escalation.summarize(turns, budget)
         first, last = min(c.first_message for c in children), max(c.last_message for c in children)
         hints = "; ".join(c.hint.removeprefix(HINT_PREFIX).strip() for c in children)

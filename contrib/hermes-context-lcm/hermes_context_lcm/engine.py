@@ -25,8 +25,9 @@ from hermes_context_lcm.assemble import ACK, message_tokens, render_summaries, t
 from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidates, deterministic_summarizer
 from hermes_context_lcm.outputs import externalize
 from hermes_context_lcm.settings import LCMSettings
+from hermes_context_lcm.summary_input import extra_context
 from hermes_core.engine import ContextEngine
-from hermes_core.messages import api_problems, last_user_index
+from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pairs
 from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
@@ -240,7 +241,7 @@ class LCMEngine(ContextEngine):
         summarizer = self.ctx.summarizer or deterministic_summarizer()
         escalation = Escalation(summarizer, s.max_summary_calls, time.monotonic() + s.compaction_deadline_s,
                                 focus_topic=focus_topic)
-        builder = DagBuilder(self.store, self._bind(), escalation, large_output_chars=s.large_output_chars)
+        builder = DagBuilder(self.store, self._bind(), escalation)
         covered = self._covered_ids()
         pre_compress_done = False
         result: list[Message] = messages
@@ -288,11 +289,14 @@ class LCMEngine(ContextEngine):
         return result, note, escalation.worst_source
 
     def _layout(self, tracked: list[tuple[Message, int | None]]) -> list[Any]:
-        """``tracked`` as ids: ``N`` verbatim, ``{"x": N}`` as a reference, ``S`` / ``A`` engine-written."""
+        """``tracked`` as ids: ``N`` verbatim, ``{"x": N}`` as a reference, ``S`` / ``A`` the summary
+        block, ``{"m": message}`` another engine-written message (a stub result for an unanswered call)."""
         altered = {id(copy) for copy, _ in self._copies.values()}
         out: list[Any] = []
         for msg, mid in tracked:
-            if mid is None:
+            if mid is None and msg.get("role") == "tool":
+                out.append({"m": msg})
+            elif mid is None:
                 out.append("S" if msg.get("role") == "user" else "A")
             else:
                 out.append({"x": mid} if id(msg) in altered else mid)
@@ -310,8 +314,9 @@ class LCMEngine(ContextEngine):
         return [(m, by_id[mid]) for m, mid in tracked if mid is not None and by_id.get(mid) is not m]
 
     def _pre_compress(self, leaving: list[Message]) -> str:
+        """Memory providers' notes for the summarizer, capped and redacted (they leave the process)."""
         try:
-            return self.ctx.pre_compress(leaving) or ""
+            return extra_context(str(self.ctx.pre_compress(leaving) or ""))
         except Exception as exc:
             log.warning("LCM: pre_compress failed: %s: %s", type(exc).__name__, exc)
             return ""
@@ -373,6 +378,10 @@ class LCMEngine(ContextEngine):
             if body and body[0][0].get("role") == "user":  # keep that user message verbatim
                 block.append(({"role": "assistant", "content": ACK}, SYNTHETIC))
             body[:0] = block
+        # Orphan results (and calls left unanswered) would make the provider reject the list:
+        # drop / stub them; a dropped result stays in the store.
+        known = {id(m): mid for m, mid in body}
+        body = [(m, known.get(id(m), SYNTHETIC)) for m in sanitize_tool_pairs([m for m, _ in body])]
         return [*head, *(m for m, _ in body)], body
 
     def _over_target_reason(self, after: int, target: int) -> str:
@@ -419,7 +428,8 @@ class LCMEngine(ContextEngine):
         s = self.settings
         saved = self.store.load_layout(self.session_id)
         layout, upto = saved if saved is not None else ([], 0)
-        wanted = [e if isinstance(e, int) else e["x"] for e in layout if isinstance(e, int | dict)]
+        wanted = [e if isinstance(e, int) else e["x"] for e in layout
+                  if isinstance(e, int) or (isinstance(e, dict) and "x" in e)]
         originals = {m.id: m.message() for m in self.store.get_messages(wanted)}
         rebuilt: list[tuple[Message, int | None]] = []
         for entry in layout:
@@ -428,7 +438,9 @@ class LCMEngine(ContextEngine):
                 rebuilt.append(({"role": "user", "content": text}, SYNTHETIC))
             elif entry == "A":
                 rebuilt.append(({"role": "assistant", "content": ACK}, SYNTHETIC))
-            elif isinstance(entry, dict) and entry["x"] in originals:
+            elif isinstance(entry, dict) and isinstance(entry.get("m"), dict):
+                rebuilt.append((entry["m"], SYNTHETIC))
+            elif isinstance(entry, dict) and entry.get("x") in originals:
                 original = originals[entry["x"]]
                 shown = externalize(original, entry["x"], s.large_output_chars, s.page_chars)
                 self._copies[id(shown)] = (shown, original)

@@ -8,14 +8,9 @@ back in with ``lcm_expand``.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from hermes_context_lcm.store import StoredMessage
-
+from typing import Any
 
 Message = dict[str, Any]
-SUMMARY_MESSAGE_CHARS = 3000  # longer messages reach the summarizer as head + tail
 
 
 def describe_text(text: str) -> str:
@@ -64,13 +59,3 @@ def externalize(message: Message, message_id: int, threshold: int, page_chars: i
         return message
     return {**message, "content": reference_text(message_id, content, page_chars)}
 
-
-def shorten_for_summary(stored: StoredMessage, large_output_chars: int) -> Message:
-    """The stored message for a summary request: long text cut to head + tail."""
-    msg = stored.message()
-    content = msg.get("content")
-    if isinstance(content, str) and len(content) > SUMMARY_MESSAGE_CHARS:
-        note = f"stored as msg_{stored.id}" if len(content) > large_output_chars else f"see msg_{stored.id}"
-        msg["content"] = (f"{content[:2000]}\n...[{len(content) - 2800:,} chars omitted; {note}]...\n"
-                          f"{content[-800:]}")
-    return msg

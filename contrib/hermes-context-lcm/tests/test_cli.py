@@ -55,7 +55,7 @@ def test_installed_engine_replays_and_answers_lcm_grep(installed: Path, tmp_path
         "context": {"engine": "lcm"}, "model": {"context_length": 8000},
         "plugins": {"lcm": {"db_path": "lcm-test.db", "fresh_tail_tokens": 2000}}})
     where = subprocess.run([sys.executable, "-c", "import hermes_context_lcm; print(hermes_context_lcm.__file__)"],
-                           env=env, capture_output=True, text=True, timeout=60)
+                           env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)  # not the source dir
     assert where.stdout.strip().startswith(str(installed))
     run = hermes_core("replay", str(TRANSCRIPT), "--live", "--json", env=env)  # --live: keep the engine's store
     assert run.returncode == 0, run.stderr

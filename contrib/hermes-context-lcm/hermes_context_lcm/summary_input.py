@@ -1,0 +1,109 @@
+"""What leaves the process for a summary: flattened, capped, bounded, then redacted.
+
+Each message becomes a plain-text copy (list content flattened with ``text_of``, so the
+text beside an image is kept), cut to head + tail with a pointer to its stored id; each
+tool call's arguments are cut too. The whole span is held under ``INPUT_CHARS`` by
+keeping its head and tail and saying which stored messages were left out. Redaction runs
+last, on exactly the text that will be sent, so its cost is bounded by the caps.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from hermes_core.messages import text_of
+from hermes_core.redact import redact
+
+Message = dict[str, Any]
+
+MESSAGE_CHARS, MESSAGE_HEAD, MESSAGE_TAIL = 3_000, 2_000, 800
+ARGS_CHARS, ARGS_HEAD, ARGS_TAIL = 1_500, 1_200, 200
+INPUT_CHARS = 100_000  # a default leaf chunk (20k tokens) fits; only pathological spans are cut
+HEAD_SHARE = 0.45  # of INPUT_CHARS, for the oldest messages; the rest for the newest
+EXTRA_CONTEXT_CHARS, EXTRA_HEAD, EXTRA_TAIL = 8_000, 6_000, 2_000
+
+
+def cap(text: str, limit: int, head: int, tail: int, where: str = "") -> str:
+    """``text``, or its head and tail with how much was cut (and where to find it)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:head]}\n...[{len(text) - head - tail:,} chars omitted{where}]...\n{text[-tail:]}"
+
+
+def tool_calls(msg: Message) -> list[dict[str, str]]:
+    """The well-formed tool calls of ``msg`` as ``{"id", "name", "arguments"}`` strings.
+
+    Models and transcripts produce calls whose ``function`` is a string, or that lack an
+    id, or carry arguments as an object: every reader goes through here, so none can raise.
+    """
+    calls = msg.get("tool_calls")
+    out: list[dict[str, str]] = []
+    if not isinstance(calls, list | tuple):
+        return out
+    for call in calls:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict):
+            continue
+        args = fn.get("arguments")
+        if not isinstance(args, str):
+            args = "" if args is None else json.dumps(args, ensure_ascii=False, default=str)
+        out.append({"id": str(call.get("id") or ""), "name": str(fn.get("name") or "?"), "arguments": args})
+    return out
+
+
+def light(msg: Message, message_id: int | None = None) -> Message:
+    """A capped plain-text copy of one message (not yet redacted)."""
+    where = f"; full text in msg_{message_id}" if message_id is not None else ""
+    out: Message = {"role": str(msg.get("role") or "?"),
+                    "content": cap(text_of(msg.get("content")), MESSAGE_CHARS, MESSAGE_HEAD, MESSAGE_TAIL, where)}
+    if msg.get("tool_call_id") is not None:
+        out["tool_call_id"] = str(msg["tool_call_id"])
+    calls = [{"id": c["id"], "type": "function",
+              "function": {"name": c["name"],
+                           "arguments": cap(c["arguments"], ARGS_CHARS, ARGS_HEAD, ARGS_TAIL, where)}}
+             for c in tool_calls(msg)]
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _size(msg: Message) -> int:
+    return len(msg["content"]) + sum(len(c["function"]["arguments"]) for c in msg.get("tool_calls", ()))
+
+
+def _redacted(msg: Message) -> Message:
+    msg["content"] = redact(msg["content"])
+    for call in msg.get("tool_calls", ()):
+        call["function"]["arguments"] = redact(call["function"]["arguments"])
+    return msg
+
+
+def summary_turns(messages: Sequence[Message], ids: Sequence[int | None] | None = None,
+                  max_chars: int = INPUT_CHARS) -> list[Message]:
+    """``messages`` as the summarizer may see them: capped, bounded to ``max_chars``, redacted."""
+    ids = list(ids) if ids is not None else [None] * len(messages)
+    turns = [light(m, mid) for m, mid in zip(messages, ids, strict=True)]
+    sizes = [_size(t) for t in turns]
+    if sum(sizes) > max_chars:
+        head_budget = int(max_chars * HEAD_SHARE)
+        i = used = 0
+        while i < len(turns) and used + sizes[i] <= head_budget:
+            used += sizes[i]
+            i += 1
+        j, used = len(turns), 0
+        while j > i and used + sizes[j - 1] <= max_chars - head_budget:
+            used += sizes[j - 1]
+            j -= 1
+        left_out = [mid for mid in ids[i:j] if mid is not None]
+        stored = f"; stored as msg_{left_out[0]}-msg_{left_out[-1]}" if left_out else ""
+        note = {"role": "system", "content": f"[{j - i} messages (about {sum(sizes[i:j]):,} chars) omitted here "
+                                             f"to bound the summary input{stored}]"}
+        turns = [*turns[:i], note, *turns[j:]]
+    return [_redacted(t) for t in turns]
+
+
+def extra_context(text: str) -> str:
+    """Memory providers' pre-compress text, capped and redacted like the turns."""
+    return redact(cap(text, EXTRA_CONTEXT_CHARS, EXTRA_HEAD, EXTRA_TAIL))
