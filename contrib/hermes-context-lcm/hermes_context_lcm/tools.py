@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -20,7 +22,14 @@ if TYPE_CHECKING:
     from hermes_context_lcm.engine import LCMEngine
 
 SNIPPET_CHARS = 160
+MAX_ID = 2**63 - 1  # SQLite's INTEGER; larger ids cannot exist
+# Regex mode runs a model-written pattern: bound it. The stdlib ``re`` cannot be interrupted,
+# so a catastrophic pattern would hold a core forever; the ``regex`` package takes a timeout.
 REGEX_SCAN_ROWS = 5000  # messages a regex search reads per call before it hands back a cursor
+REGEX_MAX_PATTERN = 500  # characters
+REGEX_ROW_CHARS = 100_000  # a regex reads at most the first this-many characters of each message
+REGEX_TIMEOUT_MS = 500  # one search; past it the pattern is rejected
+REGEX_CALL_MS = 3000  # one call; past it the scan stops and hands back a cursor
 _ID = re.compile(r"^(msg|sum)_(\d+)$")
 
 
@@ -31,14 +40,15 @@ class _Args(BaseModel):
 class GrepArgs(_Args):
     pattern: str = Field(min_length=1, description=(
         "Words to find (full_text: whole words, \"a phrase\", prefix*, AND/OR/NOT) or a Python regex "
-        "(regex: also matches inside words, e.g. CJK text; scans up to 5000 messages per call)."))
+        "(regex: also matches inside words, e.g. CJK text; scans up to 5000 messages per call, the first "
+        "100,000 characters of each, and gives up on a pattern that takes over 500 ms on one message)."))
     mode: Literal["full_text", "regex"] = "full_text"
     scope: Literal["session", "all"] | None = Field(
         None, description="This session (the default once it has stored messages) or every stored session.")
     target: Literal["messages", "summaries", "both"] = "both"
     role: Literal["user", "assistant", "tool", "system"] | None = None
     limit: int = Field(10, ge=1, le=50)
-    cursor: int = Field(0, ge=0, description="next_cursor from the previous page.")
+    cursor: int = Field(0, ge=0, le=MAX_ID, description="next_cursor from the previous page.")
 
 
 class DescribeArgs(_Args):
@@ -106,7 +116,10 @@ def parse_id(value: str) -> tuple[str, int]:
     match = _ID.match(value.strip())
     if not match:
         raise ValueError(f"malformed id {value!r}: expected sum_N (a summary) or msg_N (a message)")
-    return match.group(1), int(match.group(2))
+    kind, digits = match.group(1), match.group(2)
+    if len(digits) > len(str(MAX_ID)) or int(digits) > MAX_ID:  # length first: int() of 5000 digits raises
+        raise LookupError(f"unknown id {value!r}: no such {'summary' if kind == 'sum' else 'message'} in this store")
+    return kind, int(digits)
 
 
 # -- lcm_grep ------------------------------------------------------------------------------
@@ -186,20 +199,19 @@ def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
             for m in store.get_messages(ids):
                 results.append(_message_hit(m, snippet(m.text(), terms)))
     else:
-        try:
-            regex = re.compile(args.pattern)
-        except re.error as exc:
-            raise ValueError(f"bad regex {args.pattern!r}: {exc}") from None
+        search = bounded_search(args.pattern)
+        stop = time.monotonic() + REGEX_CALL_MS / 1000
         if args.target != "messages" and args.cursor == 0:
             for row in store.all_summaries(session):
-                found = regex.search(row.content)
+                found = search(row.content)
                 if found and len(results) < 5:
-                    results.append(_summary_hit(row, snippet(row.content, span=found.span())))
+                    results.append(_summary_hit(row, snippet(row.content, span=found)))
         if args.target != "summaries":
             results_before = len(results)
             before: int | None = args.cursor or None
             scanned = 0
-            while scanned < REGEX_SCAN_ROWS and len(results) - results_before < args.limit:
+            while (scanned < REGEX_SCAN_ROWS and len(results) - results_before < args.limit
+                   and time.monotonic() < stop):
                 batch = store.scan_messages(session, before, 500)
                 if not batch:
                     before = None
@@ -209,15 +221,42 @@ def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
                     before = m.id
                     if args.role and m.role != args.role:
                         continue
-                    found = regex.search(m.text())
+                    text = m.text()
+                    found = search(text)
                     if found:
-                        results.append(_message_hit(m, snippet(m.text(), span=found.span())))
+                        results.append(_message_hit(m, snippet(text, span=found)))
                         if len(results) - results_before >= args.limit:
                             break
             next_cursor = before
             extra["scanned"] = scanned
     return {"pattern": args.pattern, "mode": args.mode, "scope": scope, "count": len(results),
             "results": results, "next_cursor": next_cursor, **extra}
+
+
+def bounded_search(pattern: str) -> Callable[[str], tuple[int, int] | None]:
+    """A search for ``pattern`` whose time and input are bounded: ``text -> span or None``.
+
+    Raises ``ValueError`` (a clear tool error) for a pattern too long, invalid, or that
+    takes over ``REGEX_TIMEOUT_MS`` on one text.
+    """
+    import regex
+
+    if len(pattern) > REGEX_MAX_PATTERN:
+        raise ValueError(f"regex pattern is {len(pattern)} characters; at most {REGEX_MAX_PATTERN} are allowed")
+    try:
+        compiled = regex.compile(pattern)
+    except (regex.error, OverflowError, RecursionError) as exc:
+        raise ValueError(f"bad regex {pattern!r}: {exc}") from None
+
+    def search(text: str) -> tuple[int, int] | None:
+        try:
+            found = compiled.search(text[:REGEX_ROW_CHARS], timeout=REGEX_TIMEOUT_MS / 1000)
+        except TimeoutError:
+            raise ValueError(f"regex timed out after {REGEX_TIMEOUT_MS} ms; simplify the pattern "
+                             "or use full-text mode") from None
+        return found.span() if found else None
+
+    return search
 
 
 # -- lcm_describe ----------------------------------------------------------------------------

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -121,6 +127,14 @@ def test_describe_and_expand_walk_the_dag(engine: LCMEngine) -> None:
     ("lcm_grep", {"pattern": "(unclosed", "mode": "regex"}, "bad regex"),
     ("lcm_grep", {"pattern": "--- ..."}, "has no searchable words"),
     ("lcm_grep", {"pattern": "x", "scope": "galaxy"}, "scope: Input should be 'session' or 'all'"),
+    # ids and cursors past SQLite's INTEGER are unknown, not an OverflowError
+    ("lcm_expand", {"id": "msg_99999999999999999999999"}, "unknown id 'msg_99999999999999999999999'"),
+    ("lcm_expand", {"id": "sum_9223372036854775808"}, "unknown id 'sum_9223372036854775808'"),
+    ("lcm_describe", {"id": "msg_99999999999999999999999"}, "unknown id 'msg_99999999999999999999999'"),
+    ("lcm_describe", {"id": "sum_" + "9" * 5000}, "no such summary"),
+    ("lcm_grep", {"pattern": "x", "cursor": 2**64}, "cursor: Input should be less than or equal to"),
+    ("lcm_grep", {"pattern": "x", "mode": "regex", "cursor": 2**64}, "cursor: Input should be less than or equal to"),
+    ("lcm_grep", {"pattern": "a" * 501, "mode": "regex"}, "at most 500 are allowed"),
 ])
 def test_bad_calls_give_clear_json_errors(engine: LCMEngine, name: str, args: dict[str, Any], needle: str) -> None:
     result = call(engine, name, **args)
@@ -149,3 +163,41 @@ def test_regex_finds_text_inside_words(engine: LCMEngine) -> None:
     regex = call(engine, "lcm_grep", pattern="计时器", mode="regex", scope="all", target="messages")
     assert words["count"] == 0  # one unbroken run of CJK is a single full-text token
     assert [r["session_id"] for r in regex["results"]] == ["cjk"]
+
+
+def tools_call(home: Path, name: str, args: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """``hermes-core tools call`` in a real process, bounded so a hang fails instead of blocking."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    env["HERMES_HOME"] = str(home)
+    exe = shutil.which("hermes-core")
+    cmd = [exe] if exe else [sys.executable, "-m", "hermes_core"]
+    return subprocess.run([*cmd, "tools", "call", name, json.dumps(args), "--engine", "lcm"], env=env,
+                          capture_output=True, text=True, timeout=30, cwd=home)
+
+
+def test_catastrophic_regex_is_bounded(tmp_path: Path) -> None:
+    engine = LCMEngine(PluginContext(home=tmp_path, config=HermesConfig(), summarizer=DeterministicSummarizer()))
+    engine.on_session_start("redos")
+    engine.on_session_end("redos", [{"role": "user", "content": "a" * 34 + "!"},
+                                    {"role": "assistant", "content": "a" * 40 + "!"}])
+    engine.store.close()
+    started = time.perf_counter()
+    exact = tools_call(tmp_path, "lcm_grep", {"pattern": "(a+)+$", "mode": "regex", "scope": "all"})
+    assert exact.returncode == 0, exact.stdout + exact.stderr  # it hung at 100% CPU with the stdlib re
+    assert json.loads(exact.stdout)["count"] == 0
+    worse = tools_call(tmp_path, "lcm_grep", {"pattern": "(a|aa)+$", "mode": "regex", "scope": "all"})
+    assert json.loads(worse.stdout) == {
+        "error": "regex timed out after 500 ms; simplify the pattern or use full-text mode"}
+    assert time.perf_counter() - started < 20
+
+
+def test_regex_reads_a_bounded_head_of_each_message(tmp_path: Path) -> None:
+    engine = LCMEngine(PluginContext(home=tmp_path, config=HermesConfig(), summarizer=DeterministicSummarizer()))
+    engine.on_session_start("big")
+    engine.on_session_end("big", [{"role": "tool", "tool_call_id": "t", "content": "x " * 100_000 + "NEEDLE"},
+                                  {"role": "user", "content": "NEEDLE early"}])
+    regex = call(engine, "lcm_grep", pattern="NEED+LE", mode="regex", target="messages")
+    words = call(engine, "lcm_grep", pattern="NEEDLE", target="messages")
+    engine.store.close()
+    assert [r["role"] for r in regex["results"]] == ["user"]  # the 200 kB output is read up to REGEX_ROW_CHARS
+    assert sorted(r["role"] for r in words["results"]) == ["tool", "user"]  # full text still sees all of it
