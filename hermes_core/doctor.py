@@ -297,10 +297,13 @@ def _section_finding(section: str, source: str, item: dict[str, Any]) -> Finding
         detail = str(item.get("message") or item.get("reason") or "")
     if item.get("pattern_ids"):
         detail += f" (patterns: {', '.join(map(str, item['pattern_ids']))})"
-    unreadable = kind == "skipped" and Path(str(where)).is_file()
+    special = detail.startswith("not a regular file")
+    unreadable = kind == "skipped" and (special or Path(str(where)).is_file())
     fixes = {"blocked": f"review {where}: remove the flagged lines, or rephrase them if they are legitimate",
              "truncated": "shorten the file or raise prompt.context_file_max_chars",
-             "skipped": f"check that {where} is a readable UTF-8 text file" if unreadable else ""}
+             "skipped": (f"replace {where} with a regular text file" if special
+                         else f"check that {where} is a readable UTF-8 text file" if unreadable else "")}
     level: Level = "warn" if kind == "blocked" or unreadable else "info"
-    return Finding("context files", level, f"{section}: {kind} {where}: {detail}".rstrip(": "),
+    label = "" if kind == "info" else f"{kind} "
+    return Finding("context files", level, f"{section}: {label}{where}: {detail}".rstrip(": "),
                    str(item.get("fix") or fixes.get(kind, "")))
