@@ -275,12 +275,20 @@ _IGNORABLE_RX = re.compile(
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0000-\U000e0fff]"
 )
-# Markdown emphasis markers ("ignore **all** previous instructions", "ig*nore*"): a run of
-# * _ ~ ` that opens or closes a word, or sits inside one; a run of underscores inside a
-# word (snake_case) and a run touching no letter ("~/", "***") stay.
-_EMPHASIS_RX = re.compile(
-    r"(?<![\w*~`])[*_~`]+(?=[^\W_])|(?<=[^\W_])[*_~`]+(?![\w*~`])|(?<=[^\W_])_*[*~`][*_~`]*(?=[^\W_])"
-)
+_MARKUP_RX = re.compile(r"[*_~`]+")
+
+
+def _emphasis(m: re.Match[str]) -> str:
+    """Markdown emphasis markers ("ignore **all** previous instructions", "ig*nore*") go: a
+    run of * _ ~ ` that opens or closes a word, or sits inside one. Underscores inside a
+    word (snake_case) and a run touching no letter or digit ("~/", "***") stay.
+    """
+    text, run = m.string, m.group(0)
+    before = m.start() > 0 and text[m.start() - 1].isalnum()
+    after = m.end() < len(text) and text[m.end()].isalnum()
+    if before and after:
+        return run if run.strip("_") == "" else ""
+    return "" if before or after else run
 
 # Cyrillic and Greek letters that render like Latin ones (NFKC leaves them alone).
 _HOMOGLYPHS = str.maketrans(
@@ -349,7 +357,7 @@ def fold(text: str) -> str:
         if not unicodedata.is_normalized("NFKC", text):
             text = unicodedata.normalize("NFKC", text)
         text = _HOMOGLYPH_RX.sub(lambda m: m.group(0).translate(_HOMOGLYPHS), text)
-    return _EMPHASIS_RX.sub("", text)
+    return _MARKUP_RX.sub(_emphasis, text)
 
 
 class _Lines:
