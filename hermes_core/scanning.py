@@ -12,11 +12,12 @@ Two passes, because attackers use two tricks:
   other format characters. Benign files do contain a lone emoji variation selector or
   a word joiner before a code span, so zero-width characters count only in runs or
   when they split a word (identifier spoofing, keyword evasion).
-* **Text patterns** run on a folded copy: invisible characters removed, NFKC applied
-  (full-width and mathematical letters become ASCII), common Cyrillic/Greek homoglyphs
-  mapped to Latin and typographic quotes straightened, so ``ｉｇｎｏｒｅ`` and
-  ``іgnоrе`` match like ``ignore``. Folding never adds or removes newlines, so line
-  numbers in the folded copy are the raw text's line numbers.
+* **Text patterns** run on a folded copy: format and other default-ignorable characters
+  removed, NFKC applied (full-width and mathematical letters become ASCII), common
+  Cyrillic/Greek homoglyphs mapped to Latin, typographic quotes straightened and markdown
+  emphasis markers dropped, so ``ｉｇｎｏｒｅ``, ``іgnоrе``, ``ig\u2060nore`` and ``**ignore**``
+  match like ``ignore``. Folding never adds or removes newlines, so line numbers in the
+  folded copy are the raw text's line numbers.
 
 The patterns are tuned against ../shared/corpus/context-files: zero hits on the benign
 set (which talks about prompts, secrets and ``.env`` files legitimately), and the
@@ -289,6 +290,7 @@ def _emphasis(m: re.Match[str]) -> str:
     if before and after:
         return run if run.strip("_") == "" else ""
     return "" if before or after else run
+
 
 # Cyrillic and Greek letters that render like Latin ones (NFKC leaves them alone).
 _HOMOGLYPHS = str.maketrans(
