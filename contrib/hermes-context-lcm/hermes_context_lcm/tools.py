@@ -29,7 +29,7 @@ REGEX_SCAN_ROWS = 5000  # messages a regex search reads per call before it hands
 REGEX_MAX_PATTERN = 500  # characters
 REGEX_ROW_CHARS = 100_000  # a regex reads at most the first this-many characters of each message
 REGEX_TIMEOUT_MS = 500  # one search; past it the pattern is rejected
-REGEX_CALL_MS = 3000  # one call; past it the scan stops and hands back a cursor
+REGEX_CALL_MS = 3000  # per phase (summaries, messages); past it the scan stops and hands back a cursor
 _ID = re.compile(r"^(msg|sum)_(\d+)$")
 
 
@@ -200,23 +200,28 @@ def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
                 results.append(_message_hit(m, snippet(m.text(), terms)))
     else:
         search = bounded_search(args.pattern)
-        stop = time.monotonic() + REGEX_CALL_MS / 1000
         if args.target != "messages" and args.cursor == 0:
+            stop = time.monotonic() + REGEX_CALL_MS / 1000
             for row in store.all_summaries(session):
+                if len(results) >= 5 or time.monotonic() >= stop:
+                    break
                 found = search(row.content)
-                if found and len(results) < 5:
+                if found:
                     results.append(_summary_hit(row, snippet(row.content, span=found)))
         if args.target != "summaries":
+            stop = time.monotonic() + REGEX_CALL_MS / 1000
             results_before = len(results)
             before: int | None = args.cursor or None
             scanned = 0
             while (scanned < REGEX_SCAN_ROWS and len(results) - results_before < args.limit
-                   and time.monotonic() < stop):
+                   and (not scanned or time.monotonic() < stop)):
                 batch = store.scan_messages(session, before, 500)
                 if not batch:
                     before = None
                     break
                 for m in batch:
+                    if len(results) - results_before >= args.limit or (scanned and time.monotonic() >= stop):
+                        break  # (at least one row per call, so paging always advances)
                     scanned += 1
                     before = m.id
                     if args.role and m.role != args.role:
@@ -225,8 +230,6 @@ def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
                     found = search(text)
                     if found:
                         results.append(_message_hit(m, snippet(text, span=found)))
-                        if len(results) - results_before >= args.limit:
-                            break
             next_cursor = before
             extra["scanned"] = scanned
     return {"pattern": args.pattern, "mode": args.mode, "scope": scope, "count": len(results),

@@ -201,3 +201,20 @@ def test_regex_reads_a_bounded_head_of_each_message(tmp_path: Path) -> None:
     engine.store.close()
     assert [r["role"] for r in regex["results"]] == ["user"]  # the 200 kB output is read up to REGEX_ROW_CHARS
     assert sorted(r["role"] for r in words["results"]) == ["tool", "user"]  # full text still sees all of it
+
+
+def test_regex_call_budget_hands_back_a_cursor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_context_lcm import tools
+
+    engine = LCMEngine(PluginContext(home=tmp_path, config=HermesConfig(), summarizer=DeterministicSummarizer()))
+    engine.on_session_start("many")
+    engine.on_session_end("many", [{"role": "user", "content": f"row {i} " + "z " * 2000} for i in range(2000)])
+    monkeypatch.setattr(tools, "REGEX_CALL_MS", 1)
+    first = call(engine, "lcm_grep", pattern="nowhere", mode="regex", target="messages")
+    assert 0 < first["scanned"] < 2000 and first["next_cursor"] is not None
+    second = call(engine, "lcm_grep", pattern="nowhere", mode="regex", target="messages", cursor=first["next_cursor"])
+    assert second["scanned"] > 0 and (second["next_cursor"] or 0) < first["next_cursor"]
+    monkeypatch.setattr(tools, "REGEX_CALL_MS", 60_000)
+    whole = call(engine, "lcm_grep", pattern=r"row 1999\b", mode="regex", target="messages", limit=1)
+    engine.store.close()
+    assert whole["count"] == 1 and whole["scanned"] == 1  # newest first
