@@ -452,13 +452,16 @@ class PluginHost:
         focus_topic: str | None = None,
         force: bool = False,
         session_id: str = "",
+        keep: Message | None = None,
     ) -> list[Message]:
         """Compact ``messages`` with the active engine and report it to observers.
 
         The engine gets its own copy of the list. If it raises, or returns something that
-        would lose the conversation (not a list of messages, an empty list, a list
-        without the last user message verbatim), the messages come back unchanged and
-        the failure is logged with the engine's name.
+        would lose the conversation (not a list of messages, an empty list, a list without
+        ``keep`` verbatim), the messages come back unchanged and the failure is logged with
+        the engine's name. ``keep`` is the current real user message; the session passes
+        it, since after a compaction the last user-role message may be the engine's own
+        summary, which the engine may rewrite. It defaults to the last user message.
         """
         started = time.perf_counter()
         before = estimate_messages_tokens(messages)
@@ -473,7 +476,7 @@ class PluginHost:
         )
         if result is given or result == messages:
             return messages
-        problem = unusable_compaction(messages, result)
+        problem = unusable_compaction(messages, result, keep)
         if problem:
             log.warning(
                 "context engine %s returned %s; the messages are kept as they were",
@@ -574,15 +577,16 @@ class PluginHost:
         self.memory.shutdown()
 
 
-def unusable_compaction(messages: list[Message], result: Any) -> str:
+def unusable_compaction(messages: list[Message], result: Any, keep: Message | None = None) -> str:
     """Why an engine's result must not replace ``messages``, or ``""`` if it may."""
     if not isinstance(result, list) or not all(isinstance(m, dict) for m in result):
         return f"a {type(result).__name__} instead of a list of messages"
     if messages and not result:
         return "an empty list"
-    last_user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    if last_user is not None and not any(m == last_user for m in result):
-        return "a list without the last user message"
+    if keep is None:
+        keep = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+    if keep is not None and not any(m == keep for m in result):
+        return "a list without the current user message"
     return ""
 
 

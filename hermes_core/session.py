@@ -120,6 +120,7 @@ class Session:
         self.events = SessionEvents()
         self.closed = False
         self._turn_user_text = ""
+        self._turn_user: Message | None = None
         self._recall = ""
         self._nudge = ""
         self._compress_due = False
@@ -163,6 +164,7 @@ class Session:
             text = text_of(merged)
         else:
             self.messages.append({"role": "user", "content": content})
+        self._turn_user = self.messages[-1]  # the real user message every compaction must keep
         self._turn_user_text = text
         self.host.memory.on_turn_start(self.turn, text)
         self._recall = self.host.memory.prefetch_all(text)
@@ -371,7 +373,7 @@ class Session:
         self.host.last_compaction = None
         result = self.host.compress(
             before, current_tokens=self._last_request_tokens or None, focus_topic=focus_topic, force=force,
-            session_id=self.id,
+            session_id=self.id, keep=self._turn_user,
         )
         if result is before or result == before:
             return None

@@ -119,7 +119,7 @@ def test_engine_failure_in_compress_returns_messages_unchanged(make_host):
         (lambda m: "garbage", "a str instead of a list of messages"),
         (lambda m: [1, 2], "a list instead of a list of messages"),
         (lambda m: [], "an empty list"),
-        (lambda m: m[:1], "a list without the last user message"),
+        (lambda m: m[:1], "a list without the current user message"),
         (lambda m: m.clear(), None),  # mutates its argument and returns None
     ],
 )
