@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hermes_context_lcm.summary_input import summary_turns, tool_calls
+from hermes_context_lcm.summary_input import SUMMARY_CHARS, summary_turns, tool_calls
 from hermes_core.messages import text_of
 from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest
 from hermes_core.tokens import estimate_messages_tokens, estimate_text_tokens
@@ -191,7 +191,7 @@ class DagBuilder:
             {"role": "assistant", "content": f"[summary sum_{c.id}, depth {c.depth}, messages msg_{c.first_message}-"
                                         f"msg_{c.last_message}]\n{c.content}"}
             for c in children
-        ])
+        ], message_chars=SUMMARY_CHARS)
         text, source = self.escalation.summarize(turns, budget)
         first, last = min(c.first_message for c in children), max(c.last_message for c in children)
         hints = "; ".join(c.hint.removeprefix(HINT_PREFIX).strip() for c in children)

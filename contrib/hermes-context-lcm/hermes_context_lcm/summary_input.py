@@ -18,17 +18,19 @@ from hermes_core.redact import redact
 
 Message = dict[str, Any]
 
-MESSAGE_CHARS, MESSAGE_HEAD, MESSAGE_TAIL = 3_000, 2_000, 800
-ARGS_CHARS, ARGS_HEAD, ARGS_TAIL = 1_500, 1_200, 200
+MESSAGE_CHARS = 3_000  # one raw message (its stored original stays whole)
+SUMMARY_CHARS = 24_000  # one child summary when condensing (already bounded by its budget)
+ARGS_CHARS = 1_500  # one tool call's arguments
 INPUT_CHARS = 100_000  # a default leaf chunk (20k tokens) fits; only pathological spans are cut
 HEAD_SHARE = 0.45  # of INPUT_CHARS, for the oldest messages; the rest for the newest
-EXTRA_CONTEXT_CHARS, EXTRA_HEAD, EXTRA_TAIL = 8_000, 6_000, 2_000
+EXTRA_CONTEXT_CHARS = 8_000
 
 
-def cap(text: str, limit: int, head: int, tail: int, where: str = "") -> str:
-    """``text``, or its head and tail with how much was cut (and where to find it)."""
+def cap(text: str, limit: int, where: str = "") -> str:
+    """``text``, or its head (2/3) and tail with how much was cut (and where to find it)."""
     if len(text) <= limit:
         return text
+    head, tail = limit * 2 // 3, limit // 4
     return f"{text[:head]}\n...[{len(text) - head - tail:,} chars omitted{where}]...\n{text[-tail:]}"
 
 
@@ -53,16 +55,15 @@ def tool_calls(msg: Message) -> list[dict[str, str]]:
     return out
 
 
-def light(msg: Message, message_id: int | None = None) -> Message:
+def light(msg: Message, message_id: int | None = None, limit: int = MESSAGE_CHARS) -> Message:
     """A capped plain-text copy of one message (not yet redacted)."""
     where = f"; full text in msg_{message_id}" if message_id is not None else ""
-    out: Message = {"role": str(msg.get("role") or "?"),
-                    "content": cap(text_of(msg.get("content")), MESSAGE_CHARS, MESSAGE_HEAD, MESSAGE_TAIL, where)}
+    out: Message = {"role": str(msg.get("role") or "?"), "content": cap(text_of(msg.get("content")), limit, where)}
     if msg.get("tool_call_id") is not None:
         out["tool_call_id"] = str(msg["tool_call_id"])
     calls = [{"id": c["id"], "type": "function",
               "function": {"name": c["name"],
-                           "arguments": cap(c["arguments"], ARGS_CHARS, ARGS_HEAD, ARGS_TAIL, where)}}
+                           "arguments": cap(c["arguments"], ARGS_CHARS, where)}}
              for c in tool_calls(msg)]
     if calls:
         out["tool_calls"] = calls
@@ -80,11 +81,12 @@ def _redacted(msg: Message) -> Message:
     return msg
 
 
-def summary_turns(messages: Sequence[Message], ids: Sequence[int | None] | None = None,
-                  max_chars: int = INPUT_CHARS) -> list[Message]:
-    """``messages`` as the summarizer may see them: capped, bounded to ``max_chars``, redacted."""
+def summary_turns(messages: Sequence[Message], ids: Sequence[int | None] | None = None, *,
+                  message_chars: int = MESSAGE_CHARS, max_chars: int = INPUT_CHARS) -> list[Message]:
+    """``messages`` as the summarizer may see them: each capped to ``message_chars``, the whole
+    bounded to ``max_chars``, redacted. ``ids`` are their stored ids, named where text is cut."""
     ids = list(ids) if ids is not None else [None] * len(messages)
-    turns = [light(m, mid) for m, mid in zip(messages, ids, strict=True)]
+    turns = [light(m, mid, message_chars) for m, mid in zip(messages, ids, strict=True)]
     sizes = [_size(t) for t in turns]
     if sum(sizes) > max_chars:
         head_budget = int(max_chars * HEAD_SHARE)
@@ -106,4 +108,4 @@ def summary_turns(messages: Sequence[Message], ids: Sequence[int | None] | None 
 
 def extra_context(text: str) -> str:
     """Memory providers' pre-compress text, capped and redacted like the turns."""
-    return redact(cap(text, EXTRA_CONTEXT_CHARS, EXTRA_HEAD, EXTRA_TAIL))
+    return redact(cap(text, EXTRA_CONTEXT_CHARS))

@@ -89,3 +89,33 @@ def test_malformed_and_non_string_arguments_are_read_safely() -> None:
     assert "a.py" in calls[0]["function"]["arguments"]
     assert len(calls[1]["function"]["arguments"]) < 1600
     assert "tool_calls" not in turns[1]
+
+
+class LongSummaries:
+    """Leaf summaries of about 4,000 characters, each with a marker in its middle."""
+
+    name = "long"
+
+    def __init__(self) -> None:
+        self.requests: list[SummaryRequest] = []
+
+    def summarize(self, request: SummaryRequest) -> SummaryResult:
+        self.requests.append(request)
+        n = len(self.requests)
+        return SummaryResult(text=f"## Goal\n{'g ' * 1000}MIDDLE{n} {'h ' * 1000}", source="llm")
+
+
+def test_condensing_sends_child_summaries_whole(make_engine: Any) -> None:
+    summarizer = LongSummaries()
+    engine = make_engine(context_length=64_000, summarizer=summarizer, leaf_chunk_tokens=4000,
+                         max_summary_calls=100)
+    engine.on_session_start("s")
+    msgs = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " + "w " * 3000}
+            for i in range(40)]
+    engine.compress(msgs, force=True)
+    condense = [r for r in summarizer.requests if str(r.turns[0]["content"]).startswith("[summary sum_")]
+    assert condense, "no condensation happened"
+    sent = json.dumps([r.turns for r in condense])
+    children = [c for r in condense for c in r.turns]
+    markers = [w for c in children for w in str(c["content"]).split() if w.startswith("MIDDLE")]
+    assert len(markers) == len(children) and "chars omitted" not in sent
