@@ -294,10 +294,12 @@ class LCMEngine(ContextEngine):
         altered = {id(copy) for copy, _ in self._copies.values()}
         out: list[Any] = []
         for msg, mid in tracked:
-            if mid is None and msg.get("role") == "tool":
-                out.append({"m": msg})
+            if mid is None and msg.get("role") == "user":
+                out.append("S")
+            elif mid is None and msg.get("role") == "assistant" and msg.get("content") == ACK:
+                out.append("A")
             elif mid is None:
-                out.append("S" if msg.get("role") == "user" else "A")
+                out.append({"m": msg})
             else:
                 out.append({"x": mid} if id(msg) in altered else mid)
         return out
