@@ -3,8 +3,9 @@
 Old tool outputs become one-line descriptions (step 1 of the seed); each message is cut
 to 6000 characters (first 4000 + last 1500) and tool-call arguments to 1500; the whole
 span is held under ``SUMMARY_INPUT_MAX_CHARS`` by keeping its head (45 %) and tail (55 %)
-and saying what was left out. Redaction runs last, on exactly the text that will leave
-the process, so its cost is bounded by the cap.
+and saying what was left out. Redaction runs on exactly the pieces a cut keeps, so its
+cost is bounded by the cap; each piece is redacted on its own so that a private key cut
+in two is caught on both sides of the cut.
 """
 
 from __future__ import annotations
@@ -23,19 +24,30 @@ from hermes_compressor.constants import (
 )
 from hermes_compressor.prune import ToolIndex, prune_message
 from hermes_core.messages import text_of
-from hermes_core.redact import redact
+from hermes_core.redact import REDACTED, redact
 
 Message = dict[str, Any]
 
 
 def cap_text(text: str, limit: int = CONTENT_MAX, head: int = CONTENT_HEAD, tail: int = CONTENT_TAIL) -> str:
+    """``text`` redacted, and cut to its first ``head`` and last ``tail`` characters when
+    longer than ``limit``."""
     if len(text) <= limit:
-        return text
-    return f"{text[:head]}\n...[truncated {len(text) - head - tail} chars]...\n{text[-tail:]}"
+        return redact(text)
+    first, last = text[:head], text[-tail:]
+    last = REDACTED if _inside_private_key(text, len(text) - tail) and "-----END " not in last else redact(last)
+    return f"{redact(first)}\n...[truncated {len(text) - head - tail} chars]...\n{last}"
+
+
+def _inside_private_key(text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends inside a private key block (its last PEM marker opens one)."""
+    marker = text.rfind("PRIVATE KEY-----", 0, end)
+    start = text.rfind("-----", max(0, marker - 60), marker) if marker >= 0 else -1
+    return start >= 0 and text.startswith("-----BEGIN ", start)
 
 
 def _light(msg: Message) -> Message:
-    """A capped, plain-text copy of one message (content flattened, arguments capped)."""
+    """A capped, redacted, plain-text copy of one message (content flattened, arguments capped)."""
     out: Message = {"role": msg.get("role"), "content": cap_text(text_of(msg.get("content")))}
     if msg.get("tool_call_id") is not None:
         out["tool_call_id"] = msg["tool_call_id"]
@@ -68,16 +80,9 @@ def _estimated_size(msg: Message) -> int:
     return size
 
 
-def _redacted(msg: Message) -> Message:
-    msg["content"] = redact(msg["content"])
-    for call in msg.get("tool_calls", ()):
-        call["function"]["arguments"] = redact(call["function"]["arguments"])
-    return msg
-
-
 def summary_turns(turns: list[Message], tools: ToolIndex, max_chars: int = SUMMARY_INPUT_MAX_CHARS) -> list[Message]:
     """The turns as the summarizer will see them: old tool outputs pruned to one line
-    (step 1), each message capped, the whole bounded, then redacted.
+    (step 1), each message capped and redacted, the whole bounded.
 
     Which turns fit is decided from cheap size bounds first, so pruning, copying and
     redaction run only on what is sent: the cost stays bounded however long the span.
@@ -100,4 +105,4 @@ def summary_turns(turns: list[Message], tools: ToolIndex, max_chars: int = SUMMA
         selected.append({"role": "system",
                          "content": f"[{j - i} turns (about {omitted} chars) omitted here to bound the summary input]"})
         selected += [_light(prune_message(m, tools, shrink_args=False)) for m in turns[j:]]
-    return [_redacted(m) for m in selected]
+    return selected
