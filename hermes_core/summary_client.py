@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,8 @@ from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest, Summ
 if TYPE_CHECKING:
     from hermes_core.config import HermesConfig
 
-__all__ = ["DeterministicSummarizer", "LLMSummarizer", "build_prompt", "builtin_summarizers", "serialize_turns"]
+__all__ = ["DeterministicSummarizer", "LLMSummarizer", "build_prompt", "builtin_summarizers", "cap_answer",
+           "serialize_turns"]
 
 PREAMBLE = (
     "You are a summarization agent creating a context checkpoint. Your output will be injected "
@@ -47,8 +47,32 @@ _GUIDANCE = {
 }
 
 _QUOTA_MARKERS = ("insufficient_quota", "quota exceeded", "quota_exceeded", "out of credit", "billing")
-_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL)
 _MAX_RETRY_AFTER = 30.0
+ANSWER_BUDGET_FACTOR = 4  # a summary may be this many times its token budget before it is cut
+CHARS_PER_TOKEN = 4
+
+
+def cap_answer(text: str, budget_tokens: int) -> str:
+    """``text`` cut to ``ANSWER_BUDGET_FACTOR`` times the budget (in characters), with a marker.
+
+    A model that ignores the budget (or loops) must not put an unbounded summary into the
+    context, nor make redaction run over it.
+    """
+    limit = max(budget_tokens, 1) * CHARS_PER_TOKEN * ANSWER_BUDGET_FACTOR
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n...[summary cut: the model wrote {len(text)} chars, {limit} allowed]"
+
+
+def _without_thinking(text: str) -> str:
+    """``text`` without its ``<think>...</think>`` blocks; a linear scan (a regex retried the
+    rest of the text at every unclosed ``<think>``)."""
+    parts, pos = [], 0
+    while (start := text.find("<think>", pos)) >= 0 and (end := text.find("</think>", start)) >= 0:
+        parts.append(text[pos:start])
+        pos = end + len("</think>")
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def serialize_turns(turns: list[dict[str, Any]]) -> str:
@@ -124,10 +148,10 @@ class LLMSummarizer:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         text = self._post(aux.base_url.rstrip("/") + "/chat/completions", body, headers, aux.timeout, aux.max_retries)
-        text = _THINK_RE.sub("", text).strip()
+        text = _without_thinking(text).strip()
         if not text:
             raise SummaryError("other", "the summary model returned an empty answer")
-        return SummaryResult(text=redact(text), source="llm")
+        return SummaryResult(text=redact(cap_answer(text, request.budget_tokens)), source="llm")
 
     def _post(self, url: str, body: dict[str, Any], headers: dict[str, str], timeout: float, retries: int) -> str:
         import httpx

@@ -30,7 +30,7 @@ from hermes_core import ContextEngine
 from hermes_core.messages import sanitize_tool_pairs
 from hermes_core.redact import redact
 from hermes_core.summarize import SummaryError, SummaryRequest
-from hermes_core.summary_client import DeterministicSummarizer
+from hermes_core.summary_client import DeterministicSummarizer, cap_answer
 from hermes_core.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
@@ -218,9 +218,9 @@ class CompressorEngine(ContextEngine):
         return SummaryRequest(
             turns=summary_turns(turns, tools),
             budget_tokens=budget,
-            previous_summary=redact(cap_text(previous, 24_000, 12_000, 12_000)) if previous else None,
+            previous_summary=cap_text(previous, 24_000, 12_000, 12_000) if previous else None,
             focus_topic=focus_topic or None,
-            extra_context=redact(cap_text(str(extra), 8_000, 6_000, 2_000)),
+            extra_context=cap_text(str(extra), 8_000, 6_000, 2_000),
         )
 
     def _summarize(self, request: SummaryRequest) -> tuple[str, str] | None:
@@ -235,7 +235,7 @@ class CompressorEngine(ContextEngine):
             try:
                 result = summarizer.summarize(request)
                 if result.text.strip():
-                    return result.text, result.source
+                    return redact(cap_answer(result.text, request.budget_tokens)), result.source
                 error = f"{getattr(summarizer, 'name', 'summarizer')} returned an empty summary"
             except SummaryError as exc:
                 error = f"{exc.kind}: {exc}"

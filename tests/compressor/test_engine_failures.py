@@ -106,3 +106,22 @@ def test_timeout_cooldown_uses_local_summary_without_calling(make_engine: Engine
         out = engine.compress(convo(), current_tokens=engine.threshold_tokens + 1)
     assert len(script.requests) == calls  # cooling down: no new request
     assert engine.last_summary_source == "fallback" and api_problems(out) == []
+
+
+def test_any_summarizers_runaway_answer_is_capped_and_redacted(make_engine: Engine,
+                                                               convo: Callable[..., Any]) -> None:
+    class Runaway:
+        name = "runaway"
+
+        def summarize(self, request: Any) -> Any:
+            from hermes_core.summarize import SummaryResult
+
+            self.budget = request.budget_tokens
+            return SummaryResult(text="## Goal\n- password=hunter2isMyPass\n" + "eyJ" * 70_000, source="llm")
+
+    summarizer = Runaway()
+    engine = make_engine(summarizer=summarizer)
+    out = engine.compress(convo(), force=True)
+    summary = summary_of(out)
+    assert len(summary) < summarizer.budget * 16 + 2_000
+    assert "hunter2isMyPass" not in summary and "[summary cut: the model wrote" in summary

@@ -127,3 +127,22 @@ def test_builtin_table_and_prompt_parts() -> None:
     assert 'FOCUS TOPIC: "database"' in prompt and "60-70%" in prompt
     assert "<memory-provider-context>\nuser prefers tabs" in prompt
     assert "Target about 3000 tokens" in prompt
+
+
+def test_runaway_answer_is_capped_before_redaction() -> None:
+    """A server answering 210k chars of ``eyJ`` took 27.5 s and filled the context."""
+    start = time.perf_counter()
+    result = summarize(Script(Reply(200, chat_answer("## Goal\n" + "eyJ" * 70_000))))
+    elapsed = time.perf_counter() - start
+    limit = REQUEST.budget_tokens * 4 * 4
+    assert limit < len(result.text) < limit + 200 and result.text.startswith("## Goal\n")
+    assert "[summary cut: the model wrote 210008 chars, 32000 allowed]" in result.text
+    assert elapsed < 5.0
+
+
+def test_unclosed_think_tags_strip_in_linear_time() -> None:
+    start = time.perf_counter()
+    result = summarize(Script(Reply(200, chat_answer("<think>a</think>## Goal\n- ok" + "<think>" * 60_000))))
+    assert time.perf_counter() - start < 5.0
+    assert result.text.startswith("## Goal\n- ok<think>")
+    assert summarize(Script(Reply(200, chat_answer("x<think>a</think>y<think>b</think>z")))).text == "xyz"
