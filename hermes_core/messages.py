@@ -50,13 +50,13 @@ def api_problems(messages: list[Message]) -> list[str]:
             pending.clear()
         if role == "tool":
             cid = msg.get("tool_call_id")
-            if cid in answered:
-                problems.append(f"message {i}: tool call {cid!r} answered twice")
-            elif cid not in pending:
-                problems.append(f"message {i}: tool result {cid!r} without a preceding call")
-            else:
+            if cid in pending:  # first: a reused id (reported at its call) answers its own call
                 del pending[cid]
                 answered.add(cid)
+            elif cid in answered:
+                problems.append(f"message {i}: tool call {cid!r} answered twice")
+            else:
+                problems.append(f"message {i}: tool result {cid!r} without a preceding call")
         elif role == prev_role:
             problems.append(f"message {i}: two consecutive {role!r} messages")
         if role == "assistant":
@@ -73,33 +73,33 @@ def api_problems(messages: list[Message]) -> list[str]:
 def sanitize_tool_pairs(messages: list[Message]) -> list[Message]:
     """Drop orphan tool results and stub unanswered calls; returns a new list.
 
-    Results are kept only directly after their call's group; a call without a result
-    gets :data:`STUB_TOOL_RESULT` so the list stays API-valid. Other messages pass
-    through unchanged (same dict objects).
+    Results are kept only directly after their call's group, one per call; a call without
+    a result gets :data:`STUB_TOOL_RESULT` so the list stays API-valid. What counts as
+    answered is tracked per group, so a later group may reuse an earlier group's id (some
+    agents number calls per turn). Other messages pass through unchanged (same dict objects).
     """
     out: list[Message] = []
-    open_calls: list[str] = []
-    seen_results: set[str] = set()
+    answered: dict[str, bool] = {}  # the open group's call ids -> answered yet
 
     def close_group() -> None:
-        for cid in open_calls:
-            if cid not in seen_results:
+        for cid, done in answered.items():
+            if not done:
                 out.append({"role": "tool", "tool_call_id": cid, "content": STUB_TOOL_RESULT})
-                seen_results.add(cid)
-        open_calls.clear()
+        answered.clear()
 
     for msg in messages:
         role = msg.get("role")
         if role == "tool":
             cid = msg.get("tool_call_id")
-            if cid in open_calls and cid not in seen_results:
+            if isinstance(cid, str) and answered.get(cid) is False:
                 out.append(msg)
-                seen_results.add(cid)
+                answered[cid] = True
             continue
         close_group()
         out.append(msg)
         if role == "assistant":
-            open_calls.extend(c for c in tool_call_ids(msg) if c not in seen_results)
+            for cid in tool_call_ids(msg):
+                answered.setdefault(cid, False)
     close_group()
     return out
 
