@@ -21,6 +21,9 @@ ARGS_SHRINK_MIN_CHARS = 500  # tool-call arguments longer than this are shrunk
 ARGS_LEAF_MAX_CHARS = 200  # ...by cutting each string leaf to this length
 TAIL_SOFT_CEILING = 1.5  # the tail may exceed its token budget by half to keep a message whole
 MIN_TAIL_MESSAGES = 3
+# Last resort when a summary cannot shrink the list: texts longer than the threshold's
+# token count in characters (within these bounds) are cut to their head and tail.
+TRIM_MAX_CHARS, TRIM_MIN_CHARS = 2_000, 200
 FAILURE_COOLDOWN_SECONDS = 600.0
 INEFFECTIVE_LIMIT = 2  # automatic compaction stops after this many ineffective passes
 

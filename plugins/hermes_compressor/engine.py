@@ -22,12 +22,14 @@ from hermes_compressor.constants import (
     MIN_TAIL_MESSAGES,
     SUMMARY_CONTEXT_SHARE,
     SUMMARY_TOKENS_CEILING,
+    TRIM_MAX_CHARS,
+    TRIM_MIN_CHARS,
 )
 from hermes_compressor.prepare import cap_text, summary_turns
 from hermes_compressor.prune import ToolIndex, dedup_tool_outputs, prune_message, tool_index
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
 from hermes_core import ContextEngine
-from hermes_core.messages import sanitize_tool_pairs
+from hermes_core.messages import sanitize_tool_pairs, text_of
 from hermes_core.redact import redact
 from hermes_core.summarize import SummaryError, SummaryRequest
 from hermes_core.summary_client import DeterministicSummarizer, cap_answer
@@ -40,6 +42,21 @@ log = logging.getLogger("hermes_compressor")
 
 Message = dict[str, Any]
 ABORT_KINDS = ("auth", "quota", "connection")
+
+
+def _cut_long(msg: Message, limit: int) -> Message:
+    """``msg`` with its content as text (images become ``[image]``), cut to its head (60 %)
+    and tail (30 %) when longer than ``limit`` characters."""
+    content = msg.get("content")
+    if isinstance(content, list):
+        content = text_of(content)
+    elif not isinstance(content, str) or len(content) <= limit:
+        return msg
+    if len(content) > limit:
+        head, tail = limit * 6 // 10, limit * 3 // 10
+        content = (f"{content[:head]}\n...[{len(content) - head - tail} chars cut by compaction]..."
+                   f"\n{content[-tail:]}")
+    return {**msg, "content": content}
 
 
 class CompressorEngine(ContextEngine):
@@ -171,9 +188,8 @@ class CompressorEngine(ContextEngine):
         split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget)
         span = [i for i in range(split.head_end, split.cut) if i != split.pinned]
         if not span:
-            self.last_compaction_note = (
-                f"nothing to compact: all {len(messages)} messages are in the protected head or tail")
-            return messages
+            return self._trim(messages, total, f"nothing to summarize: all {len(messages)} messages are in the "
+                                               "protected head or tail")
         previous, turns = self._span_turns(messages, span)
         tools = tool_index(messages)
         request = self._request(turns, sum(tokens[i] for i in span), previous, focus_topic, tools)
@@ -183,12 +199,36 @@ class CompressorEngine(ContextEngine):
         body, source = outcome
         result = self._assemble(messages, tokens, split, body, tools)
         after = sum(estimate_message_tokens(m) for m in result)
+        if after >= total:
+            return self._trim(messages, total, f"a summary of {len(span)} messages would not be smaller than them")
         self.compression_count += 1
         self.last_summary_source = source  # type: ignore[assignment]
         self._awaiting_verdict = not force
         self.last_prompt_tokens = 0
         self.last_compaction_note = self._report(len(span), total, after, source, focus_topic, result)
         return result
+
+    def _trim(self, messages: list[Message], total: int, why: str) -> list[Message]:
+        """The last resort when summarizing cannot shrink the list: every message but the
+        system prompt and the last real user message pruned (tool outputs described, big
+        arguments shrunk) and long texts cut to head and tail. Same messages, same roles,
+        so pairing and alternation are unchanged; the input when even that does not help."""
+        tools = tool_index(messages)
+        user = last_real_user(messages)
+        limit = max(TRIM_MIN_CHARS, min(TRIM_MAX_CHARS, self.threshold_tokens))  # small windows cut deeper
+        trimmed = [m if i == user or (i == 0 and m.get("role") == "system")
+                   else _cut_long(prune_message(m, tools), limit) for i, m in enumerate(messages)]
+        after = sum(estimate_message_tokens(m) for m in trimmed)
+        if after >= total:
+            self.last_compaction_note = f"{why}, and nothing else can be cut: nothing was changed"
+            return messages
+        self.compression_count += 1
+        self.last_summary_source = "none"
+        self.last_prompt_tokens = 0
+        self.last_compaction_note = f"{why}; trimmed long messages instead: ~{total} -> ~{after} tokens"
+        if after >= self.threshold_tokens:
+            self.last_compaction_note += f", still over the {self.threshold_tokens}-token threshold"
+        return trimmed
 
     def _span_turns(self, messages: list[Message], span: list[int]) -> tuple[str | None, list[Message]]:
         """The turns to summarize, with earlier summaries taken out as the previous summary."""

@@ -282,3 +282,15 @@ def test_preflight_respects_the_breaker(make_engine: Engine, convo: Convo) -> No
     assert engine.should_compress_preflight(messages)
     engine._ineffective = 2  # as after two ineffective passes
     assert not engine.should_compress_preflight(messages)
+
+
+def test_forced_compaction_trims_when_nothing_can_be_summarized(make_engine: Any) -> None:
+    """A short conversation whose bulk is the answer after the last user message: there is
+    nothing to summarize, so long messages other than the system and last user ones are cut."""
+    messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "explain " * 25},
+                {"role": "assistant", "content": "word " * 1200}]
+    engine = make_engine(context_length=2000)
+    out = engine.compress(messages, force=True)
+    assert out is not messages and out[:2] == messages[:2] and len(out) == 3
+    assert estimate_messages_tokens(out) < estimate_messages_tokens(messages)
+    assert "chars cut by compaction" in out[2]["content"] and "trimmed long messages" in engine.last_compaction_note
