@@ -23,6 +23,9 @@ as many adjacent same-role pairs as the input already had are excused: an engine
 add any, but need not rewrite the user's turns to remove them), keep the system message
 and the last user message verbatim, never mutate the input, and fit under the threshold
 or say why in ``last_compaction_note``; compacting the result again keeps all of that.
+A forced compaction of a list over the threshold must return fewer estimated tokens than
+it was given, unless the system message and the last user message alone already reach
+the threshold (then a ``last_compaction_note`` saying why is enough).
 """
 
 from __future__ import annotations
@@ -201,6 +204,8 @@ def check_engine(factory: EngineFactory, messages: list[Message], context_length
         if out is None:
             continue
         found = check_output(engine, messages, messages, out, label=label)
+        if label == "forced":
+            found += _shrinks(engine, messages, out, label=label)
         problems += found
         if label == "forced" and not found:
             snapshot = _snapshot(out)
@@ -213,3 +218,28 @@ def check_engine(factory: EngineFactory, messages: list[Message], context_length
                 problems.append("forced twice: compress() mutated its input")
             problems += check_output(engine, messages, out, again, label="forced twice")
     return problems
+
+
+def irreducible_tokens(messages: list[Message]) -> int:
+    """Estimated tokens of what every compaction must keep: the system message and the
+    last user message."""
+    kept = [m for m in messages[:1] if m.get("role") == "system"]
+    last = _last_user(messages)
+    return estimate_messages_tokens(kept + ([last] if last is not None else []))
+
+
+def _shrinks(engine: ContextEngine, given: list[Message], out: Any, *, label: str) -> list[str]:
+    """A forced compaction of a list over the threshold must make it smaller, unless what
+    it must keep is itself over the threshold and the note says so."""
+    threshold = getattr(engine, "threshold_tokens", 0)
+    before = estimate_messages_tokens(given)
+    if not threshold or before < threshold or not isinstance(out, list) or not all(isinstance(m, dict) for m in out):
+        return []  # under the threshold, or a wrong type check_output reports
+    after = estimate_messages_tokens(out)
+    if after < before:
+        return []
+    floor = irreducible_tokens(given)
+    if floor >= threshold and str(getattr(engine, "last_compaction_note", "")).strip():
+        return []
+    return [f"{label}: forced compaction of ~{before} tokens (threshold {threshold}) returned ~{after} tokens; "
+            f"the system and last user messages alone are ~{floor} tokens, so it could have shrunk"]

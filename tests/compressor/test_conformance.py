@@ -46,6 +46,9 @@ class _Broken(CompressorEngine):
             return [dict(m, content=str(m.get("content"))) for m in messages]
         if self.defect == "raise":
             raise RuntimeError("boom")
+        if self.defect == "never-compacts":
+            self.last_compaction_note = "declined"
+            return messages
         if self.defect == "silent-over" and out is not messages:
             self.last_compaction_note = ""
             return [*out, {"role": "assistant", "content": "x" * 400_000}]
@@ -71,6 +74,7 @@ def _conversation() -> list[dict[str, Any]]:
     ("change-below", "changed a conversation under the threshold"),
     ("raise", "raised RuntimeError"),
     ("silent-over", "last_compaction_note does not say why"),
+    ("never-compacts", "forced compaction of ~"),
 ])
 def test_suite_catches_broken_engines(defect: str, expected: str, tmp_path: Path) -> None:
     engine_cls = type(f"Broken_{defect}", (_Broken,), {"defect": defect})
@@ -83,3 +87,26 @@ def test_healthy_engine_passes_synthetic_conversation(tmp_path: Path) -> None:
     before = copy.deepcopy(messages)
     assert check_engine(engine_factory(CompressorEngine, tmp_path), messages, 16_000) == []
     assert messages == before
+
+
+class _Declining(CompressorEngine):
+    """Never compacts; says so in its note when ``note`` is set."""
+
+    note = "declined"
+
+    def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
+                 focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
+        self.last_compaction_note = self.note
+        return messages
+
+
+def test_declining_is_accepted_only_when_the_kept_part_alone_is_over(tmp_path: Path) -> None:
+    """16k window, threshold 8000: a 9000-token last user message cannot be compacted away."""
+    irreducible = [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "q " * 2000},
+                   {"role": "assistant", "content": "a " * 2000}, {"role": "user", "content": "x" * 36_000}]
+    assert check_engine(engine_factory(_Declining, tmp_path), irreducible, 16_000) == []
+    silent = type("Silent", (_Declining,), {"note": ""})
+    assert any("does not say why" in p for p in check_engine(engine_factory(silent, tmp_path), irreducible, 16_000))
+    reducible = [*irreducible[:-1], {"role": "user", "content": "x" * 20_000}]  # 5000 of ~7000 tokens
+    problems = check_engine(engine_factory(_Declining, tmp_path), reducible, 12_000)
+    assert any("could have shrunk" in p for p in problems), problems
