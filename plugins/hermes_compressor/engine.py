@@ -188,8 +188,8 @@ class CompressorEngine(ContextEngine):
         split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget)
         span = [i for i in range(split.head_end, split.cut) if i != split.pinned]
         if not span:
-            return self._trim(messages, total, f"nothing to summarize: all {len(messages)} messages are in the "
-                                               "protected head or tail")
+            return self._trim(messages, total, force, f"nothing to summarize: all {len(messages)} messages are "
+                                                      "in the protected head or tail")
         previous, turns = self._span_turns(messages, span)
         tools = tool_index(messages)
         request = self._request(turns, sum(tokens[i] for i in span), previous, focus_topic, tools)
@@ -200,7 +200,8 @@ class CompressorEngine(ContextEngine):
         result = self._assemble(messages, tokens, split, body, tools)
         after = sum(estimate_message_tokens(m) for m in result)
         if after >= total:
-            return self._trim(messages, total, f"a summary of {len(span)} messages would not be smaller than them")
+            return self._trim(messages, total, force,
+                              f"a summary of {len(span)} messages would not be smaller than them")
         self.compression_count += 1
         self.last_summary_source = source  # type: ignore[assignment]
         self._awaiting_verdict = not force
@@ -208,7 +209,7 @@ class CompressorEngine(ContextEngine):
         self.last_compaction_note = self._report(len(span), total, after, source, focus_topic, result)
         return result
 
-    def _trim(self, messages: list[Message], total: int, why: str) -> list[Message]:
+    def _trim(self, messages: list[Message], total: int, force: bool, why: str) -> list[Message]:
         """The last resort when summarizing cannot shrink the list: every message but the
         system prompt and the last real user message pruned (tool outputs described, big
         arguments shrunk) and long texts cut to head and tail. Same messages, same roles,
@@ -224,6 +225,7 @@ class CompressorEngine(ContextEngine):
             return messages
         self.compression_count += 1
         self.last_summary_source = "none"
+        self._awaiting_verdict = not force
         self.last_prompt_tokens = 0
         self.last_compaction_note = f"{why}; trimmed long messages instead: ~{total} -> ~{after} tokens"
         if after >= self.threshold_tokens:
