@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from hermes_core import ContextEngine
 from hermes_core.messages import sanitize_tool_pairs
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 
 
 class ExampleSettings(BaseModel):
@@ -52,21 +52,30 @@ class ExampleEngine(ContextEngine):
         if not users:
             self.last_compaction_note = "no user turn to keep: nothing was dropped"
             return messages
-        # start at the first user turn inside the newest `keep` messages (never inside a
-        # tool-call group), or at the newest user turn if the window holds none
-        window = len(messages) - keep
-        start = next((i for i in users if i >= window), users[-1])
-        if start <= len(head):
-            self.last_compaction_note = "the newest user turn opens the conversation: nothing to drop"
+        anchor = users[-1]  # the newest user turn is always kept, verbatim
+        # the newest messages after it, within half the threshold and `keep_last` messages
+        budget = self.threshold_tokens // 2 - self.request_overhead_tokens
+        used = estimate_messages_tokens([*head, messages[anchor]])
+        start = len(messages)
+        while start - 1 > anchor and len(messages) - start < keep:
+            cost = estimate_message_tokens(messages[start - 1])
+            if used + cost > budget:
+                break
+            used += cost
+            start -= 1
+        while start < len(messages) and messages[start].get("role") == "tool":
+            start += 1  # never start inside a tool-call group
+        dropped = (anchor - len(head)) + (start - anchor - 1)
+        if dropped <= 0:
+            self.last_compaction_note = "only the newest user turn and what follows it are left: nothing to drop"
             return messages
         self.compression_count += 1
         self.last_summary_source = "none"
-        dropped = start - len(head)
-        # Kept messages are never edited (the newest user turn must stay verbatim); the note
-        # and a short acknowledgement keep roles alternating before the tail's user turn.
+        # Kept messages are never edited; the note and a short acknowledgement keep roles
+        # alternating before the newest user turn.
         note = {"role": "user", "content": f"[{dropped} earlier messages were dropped to save context space]"}
-        ack = {"role": "assistant", "content": "Understood; continuing from the newest turns."}
-        result = sanitize_tool_pairs([*head, note, ack, *messages[start:]])
+        ack = {"role": "assistant", "content": "Understood; continuing from the newest turn."}
+        result = sanitize_tool_pairs([*head, note, ack, messages[anchor], *messages[start:]])
         over = estimate_messages_tokens(result) + self.request_overhead_tokens >= self.threshold_tokens
         self.last_compaction_note = (
             "the kept turns alone exceed the threshold (this engine drops, it does not summarize)" if over else ""
