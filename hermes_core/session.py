@@ -123,7 +123,7 @@ class Session:
         self._turn_user: Message | None = None
         self._recall = ""
         self._nudge = ""
-        self._compress_due = False
+        self._compress_due = 0  # real prompt tokens that made a compaction due; 0: none due
         self._last_request_tokens = 0
         self._seen_call_ids: set[str] = set()
         self.system_prompt = ""
@@ -179,12 +179,14 @@ class Session:
             raise SessionError(f"tool calls {open_calls} have no result yet; answer them before the next request")
         changed = False
         if self._compress_due:
-            self._compress_due = False
-            changed = self._compact("post-response") is not None
+            due, self._compress_due = self._compress_due, 0
+            changed = self._compact("post-response", current_tokens=due) is not None
         for _ in range(MAX_PREFLIGHT_PASSES):
-            if not self.host.should_compress_preflight(self._assemble(fence=False)):
+            view = self._assemble(fence=False)
+            if not self.host.should_compress_preflight(view):
                 break
-            if self._compact("preflight") is None:
+            # the engine judges the request about to be sent, tool schemas included, not the last one
+            if self._compact("preflight", current_tokens=self._estimate(view) + self._tool_tokens) is None:
                 break
             changed = True
         messages = self._assemble(fence=True)
@@ -210,7 +212,7 @@ class Session:
         prompt_tokens = int(usage.get("prompt_tokens") or 0) or self._last_request_tokens
         calls = list(reply.get("tool_calls") or ())
         if calls and self.host.should_compress(prompt_tokens):
-            self._compress_due = True
+            self._compress_due = prompt_tokens  # the real count that made it due
         if not calls:
             self._finish_turn(text_of(reply.get("content")))
         return calls
@@ -292,7 +294,7 @@ class Session:
         self._end_for_providers()
         self.host.on_session_reset()
         self.id = session_id or uuid.uuid4().hex
-        self.messages, self.turn, self._compress_due, self._compacted = [], 0, False, False
+        self.messages, self.turn, self._compress_due, self._compacted = [], 0, 0, False
         self._seen_call_ids.clear()
         self._begin(reason="reset")
 
@@ -367,12 +369,17 @@ class Session:
         return total
 
     def _compact(
-        self, trigger: CompactionTrigger, *, force: bool = False, focus_topic: str | None = None
+        self,
+        trigger: CompactionTrigger,
+        *,
+        force: bool = False,
+        focus_topic: str | None = None,
+        current_tokens: int | None = None,
     ) -> Compaction | None:
         before = self.messages
         self.host.last_compaction = None
         result = self.host.compress(
-            before, current_tokens=self._last_request_tokens or None, focus_topic=focus_topic, force=force,
+            before, current_tokens=current_tokens, focus_topic=focus_topic, force=force,
             session_id=self.id, keep=self._turn_user,
         )
         if result is before or result == before:

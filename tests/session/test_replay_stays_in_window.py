@@ -27,3 +27,15 @@ def test_compaction_keeps_working_after_the_first(make_host, transcripts_dir, na
         result = replay(transcripts_dir / name, host)
     assert result.ok and result.compactions > 3
     assert "the messages are kept as they were" not in caplog.text
+
+
+def test_no_request_outgrows_the_window_on_any_transcript(make_host, transcripts_dir):
+    """Preflight compaction judges the request about to be sent (tool schemas included),
+    not the previous one: with a stale count the engine declined and 30k-token requests
+    went out in a 16k window."""
+    largest = {}
+    for path in sorted(transcripts_dir.glob("*.json")):
+        host = make_host(**{"model.context_length": 16_000})
+        result = replay(path, host)
+        largest[path.name] = max(t for turn in result.turns for t in turn.request_tokens)
+    assert {name: n for name, n in largest.items() if n >= 16_000} == {}
