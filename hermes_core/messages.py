@@ -130,3 +130,25 @@ def text_of(content: Any) -> str:
                 parts.append(part)
         return "\n".join(parts)
     return str(content)
+
+
+def omitted_middle(sizes: list[int], budget: int, head_share: float) -> tuple[int, int]:
+    """``(i, j)``: leave out items ``i:j`` so the rest fit ``budget``, keeping a head of
+    about ``head_share`` of it and the newest items in the remainder.
+
+    ``(n, n)`` when everything fits. Used to bound what a summarizer is sent: keep the
+    start and the end of the span and say what was left out.
+    """
+    n = len(sizes)
+    if sum(sizes) <= budget:
+        return n, n
+    head_budget = int(budget * head_share)
+    i = used = 0
+    while i < n and used + sizes[i] <= head_budget:
+        used += sizes[i]
+        i += 1
+    j, used = n, 0
+    while j > i and used + sizes[j - 1] <= budget - head_budget:
+        used += sizes[j - 1]
+        j -= 1
+    return i, j

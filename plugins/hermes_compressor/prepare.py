@@ -23,7 +23,7 @@ from hermes_compressor.constants import (
     TOOL_ARGS_MAX,
 )
 from hermes_compressor.prune import ToolIndex, prune_message
-from hermes_core.messages import text_of
+from hermes_core.messages import omitted_middle, text_of
 from hermes_core.redact import REDACTED, redact
 
 Message = dict[str, Any]
@@ -88,17 +88,7 @@ def summary_turns(turns: list[Message], tools: ToolIndex, max_chars: int = SUMMA
     redaction run only on what is sent: the cost stays bounded however long the span.
     """
     sizes = [_estimated_size(m) for m in turns]
-    i, j = len(turns), len(turns)
-    if sum(sizes) > max_chars:
-        head_budget = int(max_chars * SUMMARY_INPUT_HEAD_SHARE)
-        i, used = 0, 0
-        while i < len(turns) and used + sizes[i] <= head_budget:
-            used += sizes[i]
-            i += 1
-        j, used = len(turns), 0
-        while j > i and used + sizes[j - 1] <= max_chars - head_budget:
-            used += sizes[j - 1]
-            j -= 1
+    i, j = omitted_middle(sizes, max_chars, SUMMARY_INPUT_HEAD_SHARE)
     selected = [_light(prune_message(m, tools, shrink_args=False)) for m in turns[:i]]
     if j > i:
         omitted = sum(sizes[i:j])

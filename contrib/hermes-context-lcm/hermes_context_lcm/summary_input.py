@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_core.messages import text_of
+from hermes_core.messages import omitted_middle, text_of
 from hermes_core.redact import redact
 
 Message = dict[str, Any]
@@ -88,16 +88,8 @@ def summary_turns(messages: Sequence[Message], ids: Sequence[int | None] | None 
     ids = list(ids) if ids is not None else [None] * len(messages)
     turns = [light(m, mid, message_chars) for m, mid in zip(messages, ids, strict=True)]
     sizes = [_size(t) for t in turns]
-    if sum(sizes) > max_chars:
-        head_budget = int(max_chars * HEAD_SHARE)
-        i = used = 0
-        while i < len(turns) and used + sizes[i] <= head_budget:
-            used += sizes[i]
-            i += 1
-        j, used = len(turns), 0
-        while j > i and used + sizes[j - 1] <= max_chars - head_budget:
-            used += sizes[j - 1]
-            j -= 1
+    i, j = omitted_middle(sizes, max_chars, HEAD_SHARE)
+    if j > i:
         left_out = [mid for mid in ids[i:j] if mid is not None]
         stored = f"; stored as msg_{left_out[0]}-msg_{left_out[-1]}" if left_out else ""
         note = {"role": "system", "content": f"[{j - i} messages (about {sum(sizes[i:j]):,} chars) omitted here "
