@@ -22,4 +22,4 @@ def test_what_is_kept_fits_and_is_a_head_and_a_tail(sizes, budget, head_share):
 
 
 def test_keeps_the_start_and_the_newest_items():
-    assert omitted_middle([10] * 10, 45, 0.4) == (1, 7)  # head of 1 (budget 18), tail of 3 (27)
+    assert omitted_middle([10] * 10, 45, 0.4) == (1, 8)  # head: 1 item (budget 18), tail: 2 (budget 27)
