@@ -167,30 +167,44 @@ class MemoryStore:
 
     @contextmanager
     def _locked(self, path: Path) -> Iterator[None]:
-        lock_path = path.with_name(path.name + ".lock")
+        """Hold exclusive flocks on the memory directory and on ``<file>.lock``.
+
+        The sidecar ``.lock`` is the documented lock other tools use. It alone is not
+        enough: if someone deletes it as "stale" while a writer holds it, the next writer
+        locks a fresh file and both write at once, losing entries. The directory cannot
+        be removed that way, so every writer here also locks it first.
+        """
+        deadline = time.monotonic() + self.lock_timeout
+        dir_fd = self._flock(self.directory, os.O_RDONLY, deadline, path)
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise MemoryWriteError(f"Cannot open the lock file {lock_path}: {_describe(exc)}. "
-                                   "Nothing was saved.") from None
-        try:
-            deadline = time.monotonic() + self.lock_timeout
-            delay = 0.0002
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise MemoryWriteError(
-                            f"{path.name} is locked by another live process (waited {self.lock_timeout:g}s on "
-                            f"{lock_path}). Nothing was saved; retry shortly."
-                        ) from None
-                    time.sleep(delay)
-                    delay = min(delay * 2, 0.001)
-            yield
+            lock_fd = self._flock(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, deadline, path)
+            try:
+                yield
+            finally:
+                os.close(lock_fd)  # closing a descriptor releases its lock
         finally:
-            os.close(fd)  # closing the descriptor releases the lock
+            os.close(dir_fd)
+
+    def _flock(self, target: Path, flags: int, deadline: float, path: Path) -> int:
+        """Open ``target`` and take an exclusive flock on it, polling until ``deadline``."""
+        try:
+            fd = os.open(target, flags, 0o600)
+        except OSError as exc:
+            raise MemoryWriteError(f"Cannot open the lock {target}: {_describe(exc)}. Nothing was saved.") from None
+        delay = 0.0002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise MemoryWriteError(
+                        f"{path.name} is locked by another live process (waited {self.lock_timeout:g}s on "
+                        f"{target}). Nothing was saved; retry shortly."
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.001)
 
     def _write_atomic(self, path: Path, text: str) -> None:
         tmp = ""

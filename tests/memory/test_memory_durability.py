@@ -73,6 +73,26 @@ def test_sigkill_mid_write_always_leaves_a_committed_file(tmp_path: Path) -> Non
     assert not list(tmp_path.glob(".MEMORY.md.*.tmp"))
 
 
+def test_removing_the_lock_file_while_writers_run_loses_nothing(tmp_path: Path) -> None:
+    """Someone deletes MEMORY.md.lock as "stale" while writers hold it: every add that
+    reported success must still be on disk (a sidecar lock alone lost ~6% of them)."""
+    directory = tmp_path / "memories"
+    directory.mkdir()
+    acks = [tmp_path / f"ack{n}" for n in range(4)]
+    procs = [start(directory, "acked", f"w{n}", "150", str(acks[n])) for n in range(4)]
+    lock = directory / "MEMORY.md.lock"
+    deadline = time.monotonic() + 120
+    while any(p.poll() is None for p in procs) and time.monotonic() < deadline:
+        lock.unlink(missing_ok=True)
+        time.sleep(0.001)
+    for proc in procs:
+        assert proc.wait(timeout=60) == 0
+    acknowledged = {line.strip() for ack in acks for line in ack.read_text().splitlines()}
+    on_disk = set(MemoryStore(directory, {"memory": 10**6, "user": 10**6}).entries("memory"))
+    assert len(acknowledged) > 200
+    assert acknowledged - on_disk == set()
+
+
 def test_lock_of_a_killed_holder_never_blocks(tmp_path: Path) -> None:
     holder = start(tmp_path, "hold")
     assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"

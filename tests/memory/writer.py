@@ -5,6 +5,7 @@ Usage: python writer.py DIR MODE [ARGS...]
   spin                add self-checking entries forever, removing old ones (for SIGKILL)
   hold                take the MEMORY.md lock like a writer would and sleep forever
   fsize BYTES CHARS   cap the file size at BYTES (RLIMIT_FSIZE) and try to add CHARS chars
+  acked PREFIX N ACK  N single adds; append each one that reported success to the file ACK
 """
 
 from __future__ import annotations
@@ -56,6 +57,18 @@ def main() -> None:
 
         while True:
             store.mutate("memory", change)
+    elif mode == "acked":
+        prefix, count, ack = rest[0], int(rest[1]), Path(rest[2])
+        with ack.open("a") as out:
+            for j in range(count):
+                entry = f"{prefix}-{j}"
+                try:
+                    store.mutate("memory", lambda e, entry=entry: apply_all(e, [Operation("add", entry)],
+                                                                           LIMITS["memory"], "memory"))
+                except Exception:
+                    continue
+                out.write(entry + "\n")
+                out.flush()
     elif mode == "hold":
         fd = os.open(store.path("memory").with_name("MEMORY.md.lock"), os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
