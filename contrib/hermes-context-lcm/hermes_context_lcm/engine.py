@@ -123,7 +123,7 @@ class LCMEngine(ContextEngine):
         if not self._msgs and not self._resumed:
             self._resumed = True
             try:
-                self._set_tracked(self._resume())
+                self._set_tracked(self._resume(conv))
             except StoreError as exc:
                 log.warning("LCM: could not read the session's earlier context: %s", exc)
         known = len(self._msgs)
@@ -236,6 +236,7 @@ class LCMEngine(ContextEngine):
         head, conv = messages[:nsys], [self._original(m) for m in messages[nsys:]]
         if not conv:
             return messages, "nothing to compact", "none"
+        before = self._layout(self._tracked, literal=True)  # the list the host holds until it saves ours
         target = int(threshold * s.target_ratio)
         tail_budget = int(min(s.fresh_tail_tokens, s.fresh_tail_ratio * threshold))
         summarizer = self.ctx.summarizer or deterministic_summarizer()
@@ -285,16 +286,18 @@ class LCMEngine(ContextEngine):
             return messages, note or "nothing to compact", escalation.worst_source
         self._set_tracked(tracked)
         self._copies = {id(shown_msg): (shown_msg, orig) for shown_msg, orig in self._altered(tracked, conv, ids)}
-        self.store.save_layout(self._bind(), self._layout(tracked), max((m for m in ids if m is not None), default=0))
+        layouts = {"now": self._layout(tracked), "before": before}
+        self.store.save_layout(self._bind(), layouts, max((m for m in ids if m is not None), default=0))
         return result, note, escalation.worst_source
 
-    def _layout(self, tracked: list[tuple[Message, int | None]]) -> list[Any]:
+    def _layout(self, tracked: list[tuple[Message, int | None]], literal: bool = False) -> list[Any]:
         """``tracked`` as ids: ``N`` verbatim, ``{"x": N}`` as a reference, ``S`` / ``A`` the summary
-        block, ``{"m": message}`` another engine-written message (a stub result for an unanswered call)."""
+        block, ``{"m": message}`` another engine-written message (a stub result for an unanswered call).
+        ``literal`` keeps the summary block's text (it is rendered from roots that will change)."""
         altered = {id(copy) for copy, _ in self._copies.values()}
         out: list[Any] = []
         for msg, mid in tracked:
-            if mid is None and msg.get("role") == "user":
+            if mid is None and msg.get("role") == "user" and not literal:
                 out.append("S")
             elif mid is None and msg.get("role") == "assistant" and msg.get("content") == ACK:
                 out.append("A")
@@ -418,18 +421,44 @@ class LCMEngine(ContextEngine):
         self._covered, self._system_hashes, self._copies = None, set(), {}
         self._resumed = False
 
-    def _resume(self) -> list[tuple[Message, int | None]]:
+    def _resume(self, conv: list[Message]) -> list[tuple[Message, int | None]]:
         """The list this session last had, rebuilt from the store (a restarted process).
 
-        Built from the layout saved at the last compaction plus every message stored after
-        it, so a host that hands the same history back gets the same ids, not duplicates.
-        Only positions are trusted: a message that differs from the rebuilt one is new.
+        A host normally hands back the list of the last compaction plus what came after it.
+        A process that died after the engine saved a compaction but before the host saved the
+        result hands back the list from before that compaction (saved too, as ``before``), and
+        a host may hand back the raw history. Each candidate is matched against ``conv`` by
+        position and exact content; the one matching most positions gives its ids back, so no
+        stored message is stored twice. A message that matches no stored one is new.
         """
         if not self.session_id:
             return []
-        s = self.settings
         saved = self.store.load_layout(self.session_id)
-        layout, upto = saved if saved is not None else ([], 0)
+        value, upto = saved if saved is not None else ([], 0)
+        layouts = [value["now"], value["before"]] if isinstance(value, dict) else [value]
+        after = [(m.message(), m.id) for m in self.store.session_messages(self.session_id, after_id=upto,
+                                                                           limit=1 << 40) if m.role != "system"]
+        best: list[tuple[Message, int | None]] = []
+        best_score = -1
+        for layout in layouts:
+            candidate = [*self._rebuild(layout), *after]
+            score = _matching(conv, candidate)
+            if score == min(len(conv), len(candidate)):
+                best, best_score = candidate, len(conv)
+                break
+            if score > best_score:
+                best, best_score = candidate, score
+        if best_score < len(conv) and saved is not None:
+            raw = _aligned(conv, self.store.session_messages(self.session_id, after_id=0, limit=1 << 40))
+            if _matching(conv, raw) > best_score:
+                best = raw
+        kept = {id(m) for m, _ in best}
+        self._copies = {key: pair for key, pair in self._copies.items() if key in kept}
+        return best
+
+    def _rebuild(self, layout: list[Any]) -> list[tuple[Message, int | None]]:
+        """A saved layout as messages with their ids (references re-made from the originals)."""
+        s = self.settings
         wanted = [e if isinstance(e, int) else e["x"] for e in layout
                   if isinstance(e, int) or (isinstance(e, dict) and "x" in e)]
         originals = {m.id: m.message() for m in self.store.get_messages(wanted)}
@@ -449,8 +478,6 @@ class LCMEngine(ContextEngine):
                 rebuilt.append((shown, entry["x"]))
             elif isinstance(entry, int) and entry in originals:
                 rebuilt.append((originals[entry], entry))
-        after = self.store.session_messages(self.session_id, after_id=upto, limit=1 << 40)
-        rebuilt.extend((m.message(), m.id) for m in after if m.role != "system")
         return rebuilt
 
     def get_status(self) -> dict[str, Any]:
@@ -474,6 +501,26 @@ class LCMEngine(ContextEngine):
         from hermes_context_lcm.tools import run_tool
 
         return run_tool(self, name, args)
+
+
+def _matching(conv: list[Message], candidate: list[tuple[Message, int | None]]) -> int:
+    """How many positions of ``conv`` hold exactly the candidate's message."""
+    return sum(1 for msg, (known, _) in zip(conv, candidate, strict=False) if msg == known)
+
+
+def _aligned(conv: list[Message], rows: list[StoredMessage]) -> list[tuple[Message, int | None]]:
+    """The session's stored messages laid over ``conv`` by sequence; a stored system message
+    that is not at its position (a host's leading system prompt) is skipped."""
+    out: list[tuple[Message, int | None]] = []
+    j = 0
+    for msg in conv:
+        while j < len(rows) and rows[j].role == "system" and rows[j].message() != msg:
+            j += 1
+        if j == len(rows):
+            break
+        out.append((rows[j].message(), rows[j].id))
+        j += 1
+    return out
 
 
 def quarantine(path: Path) -> Path:
