@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,6 +34,7 @@ from hermes_core.memory_manager import MemoryManager
 from hermes_core.paths import hermes_home
 from hermes_core.plugin_context import PluginContext
 from hermes_core.provider import MemoryProvider
+from hermes_core.rawconfig import env_flag
 from hermes_core.records import (
     CompactionReport,
     ConfigMigration,
@@ -58,10 +58,6 @@ Message = dict[str, Any]
 
 class SelectionError(ConfigError):
     """The config names an engine or provider that cannot be used."""
-
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 class PluginHost:
@@ -456,7 +452,7 @@ class PluginHost:
     ) -> list[Message]:
         """Compact ``messages`` with the active engine and report it to observers.
 
-        The engine gets its own copy of the list. If it raises, or returns something that
+        The engine gets its own copy of the list and of each message. If it raises, or returns something that
         would lose the conversation (not a list of messages, an empty list, a list without
         ``keep`` verbatim), the messages come back unchanged and the failure is logged with
         the engine's name. ``keep`` is the current real user message; the session passes
@@ -465,7 +461,7 @@ class PluginHost:
         """
         started = time.perf_counter()
         before = estimate_messages_tokens(messages)
-        given = list(messages)
+        given = [dict(m) for m in messages]  # an engine that edits its input cannot touch the caller's
         result = self._engine_call(
             "hermes_engine_compress",
             given,

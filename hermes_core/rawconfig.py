@@ -39,6 +39,11 @@ def load_raw_config(path: Path) -> dict[str, Any]:
     return data
 
 
+def env_flag(name: str) -> bool:
+    """An on/off environment switch: 1, true, yes or on (any case) mean on."""
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def env_disabled_plugins() -> set[str]:
     """``HERMES_DISABLE_PLUGINS``: comma-separated names blocked before import."""
     return {p.strip() for p in os.environ.get("HERMES_DISABLE_PLUGINS", "").split(",") if p.strip()}

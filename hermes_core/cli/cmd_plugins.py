@@ -18,17 +18,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from hermes_core.listing import list_plugins
     from hermes_core.paths import hermes_home
-    from hermes_core.rawconfig import load_raw_config
+    from hermes_core.rawconfig import env_flag, load_raw_config
 
     raw = load_raw_config(config_file(args))
     infos, warnings = list_plugins(hermes_home(), raw)
     if not args.all:
         infos = [i for i in infos if not (i.kind == "plugin" and i.source == "builtin")]
+    failed = any(i.status == "failed" for i in infos)
+    code = 1 if failed and env_flag("HERMES_STRICT_PLUGINS") else 0  # plugin authors' CI gate
     if args.json:
         emit_json({"plugins": [i.to_dict() for i in infos], "warnings": warnings})
-        return 0
+        return code
     rows = [(i.name, i.kind, i.distribution, i.version or "-", i.status, i.error) for i in infos]
     table(rows, ("NAME", "KIND", "DISTRIBUTION", "VERSION", "STATUS", "ERROR"))
     for warning in warnings:
         print(f"warning: {warning}")
-    return 0
+    return code

@@ -56,11 +56,12 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
     """Build hosts for a test and close them afterwards.
 
     ``make_host(config=None, *, engines={}, providers={}, plugins=(), load_entrypoints=False,
-    **config_overrides)``: ``config_overrides`` are dotted keys, e.g.
+    **config_overrides)``: without ``config``, the one ``write_config`` wrote (else the
+    defaults); ``config_overrides`` are dotted keys applied on top, e.g.
     ``make_host(**{"context.engine": "mine", "model.context_length": 16000})``.
     Engines and providers passed here are registered in-process under the given names.
     """
-    from hermes_core.config import HermesConfig, with_overrides
+    from hermes_core.config import HermesConfig, load_config, with_overrides
     from hermes_core.host import build_host
 
     built: list[PluginHost] = []
@@ -75,7 +76,9 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
         strict: bool | None = None,
         **overrides: Any,
     ) -> PluginHost:
-        cfg = with_overrides(config or HermesConfig(), {k.replace("__", "."): v for k, v in overrides.items()})
+        if config is None:  # what write_config wrote, else the defaults
+            config = load_config(home=hermes_home).config
+        cfg = with_overrides(config, {k.replace("__", "."): v for k, v in overrides.items()})
         if not load_entrypoints:
             engines, providers = _with_builtins(engines, providers, cfg)
         host = build_host(

@@ -154,3 +154,14 @@ def test_strict_mode_refuses_the_engine_fallback(hermes_home, write_config, monk
     monkeypatch.setenv("HERMES_STRICT_PLUGINS", "1")
     proc = cli("tools", "list", check_code=1)
     assert "boom at import" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_strict_mode_makes_plugins_fail_when_a_plugin_failed(installed_distribution, monkeypatch):
+    installed_distribution(
+        "hermes-broken3",
+        entry_points={"hermes.plugins": {"broken3": "cli_broken3"}},
+        modules={"cli_broken3.py": BROKEN_IMPORT},
+    )
+    cli("plugins", check_code=0)
+    monkeypatch.setenv("HERMES_STRICT_PLUGINS", "1")
+    assert "failed" in cli("plugins", check_code=1).stdout

@@ -183,3 +183,20 @@ def test_the_base_class_follows_context_threshold_percent(make_host):
         **{"context.engine": "halving", "context.threshold_percent": 0.8, "model.context_length": 10000},
     )
     assert host.engine.threshold_tokens == 8000
+
+
+def test_an_engine_that_edits_its_input_cannot_touch_the_callers_messages(make_host):
+    class Editor(HalvingEngine):
+        def compress(self, messages, current_tokens=None, focus_topic=None, force=False):
+            messages[-1]["content"] = "MUTATED"
+            return messages[len(messages) // 2 :]
+
+    host = make_host(engines={"editor": Editor}, **{"context.engine": "editor"})
+    messages = [{"role": "user", "content": str(i)} for i in range(4)]
+    host.compress(messages, force=True)
+    assert [m["content"] for m in messages] == ["0", "1", "2", "3"]
+
+
+def test_make_host_reads_what_write_config_wrote(write_config, make_host):
+    write_config({"model": {"context_length": 12_000}})
+    assert make_host().config.model.context_length == 12_000
