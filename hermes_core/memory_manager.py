@@ -1,28 +1,31 @@
 """The MemoryManager: the built-in provider plus at most one external one (seed 1.6).
 
 Every provider hook fans out through the host, one isolated call per provider, so a
-provider that raises never stops another provider or the turn. Three things keep a slow
-or hung provider from stalling the session; the built-in provider always runs inline:
+provider that raises never stops another provider or the turn. The built-in provider
+always runs inline. Every other plugin gets one ordered worker thread, and everything
+that must follow that plugin's turns runs there, in call order:
 
-* external ``prefetch`` runs on its own thread, bounded by ``memory.prefetch_timeout``;
-* external ``initialize``, ``system_prompt_block``, ``on_session_end`` and ``shutdown``
-  run the same way, bounded by :attr:`MemoryManager.hook_timeout` (a separate bound: these
-  run once per session and may legitimately flush, so they get more time than a recall);
-* ``sync_turn`` / ``queue_prefetch`` run on one background worker per provider, which
-  keeps each provider's turns in order and keeps a stuck provider from delaying another.
+* ``sync_turn`` / ``queue_prefetch`` (fire and forget), so turn N lands before N+1;
+* the session boundary: ``on_session_end`` (not waited for), then ``initialize`` of the
+  next session and ``system_prompt_block`` (waited for up to
+  :attr:`MemoryManager.hook_timeout`), so a turn always reaches the provider inside the
+  session it belongs to (the reference's ``commit_session_boundary_async``);
+* ``shutdown``, last.
 
-``shutdown`` drains the workers for at most :attr:`MemoryManager.drain_timeout` seconds;
-turns a provider never received are logged and counted in ``shutdown_state``.
+External ``prefetch`` runs on its own thread, bounded by ``memory.prefetch_timeout``.
+``shutdown`` waits :attr:`MemoryManager.drain_timeout` for queued turns, then
+``hook_timeout`` for the boundary calls; what never ran is logged per provider and
+counted in ``shutdown_state``. A provider still busy at the bound is never shut down
+concurrently with its running call: its ``shutdown`` is skipped and reported.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import queue
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -57,7 +60,8 @@ NUDGE_TEXT = (
 )
 
 
-_Task = tuple[str | None, Callable[[], object]]  # (kind counted if dropped, or None; the call)
+_Task = tuple[str, Callable[[], object]]  # (kind: the hook's short name, the call)
+BACKGROUND = frozenset({"sync_turn", "queue_prefetch"})  # what the drain_timeout part of a drain waits for
 
 
 class _OrderedWorker:
@@ -69,64 +73,70 @@ class _OrderedWorker:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._queue: queue.Queue[_Task | None] = queue.Queue()
+        self._tasks: deque[_Task] = deque()
+        self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self.closed = False
+        self._running: str | None = None  # the kind of the task running now
+        self._closed = False
 
-    def submit(self, task: Callable[[], object], kind: str | None = None) -> bool:
-        with self._lock:
-            if self.closed:
+    def submit(self, task: Callable[[], object], kind: str) -> bool:
+        with self._cond:
+            if self._closed:
                 return False
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
                 self._thread.start()
-            self._queue.put((kind, task))
+            self._tasks.append((kind, task))
+            self._cond.notify_all()
             return True
 
     def _run(self) -> None:
         while True:
-            item = self._queue.get()
-            if item is None:
-                return
+            with self._cond:
+                self._cond.wait_for(lambda: self._tasks or self._closed)
+                if not self._tasks:
+                    return
+                self._running, task = self._tasks.popleft()
             try:
-                item[1]()
+                task()
             except Exception:
                 log.exception("memory background task failed")
+            with self._cond:
+                self._running = None
+                self._cond.notify_all()
 
-    def wait_idle(self, timeout: float) -> bool:
-        """Wait until everything submitted so far has run; ``False`` on timeout."""
-        done = threading.Event()
-        if not self.submit(done.set):
-            return not self.running()
-        return done.wait(timeout)
+    def _kinds(self) -> list[str]:
+        head = [self._running] if self._running is not None else []
+        return head + [kind for kind, _ in self._tasks]
 
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+    def wait(self, until: Callable[[list[str]], bool], timeout: float) -> bool:
+        """Wait until ``until(kinds of the running and queued tasks)``; ``False`` on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: until(self._kinds()), max(0.0, timeout))
 
-    def close(self, timeout: float) -> Counter[str]:
-        """Stop accepting work, run what is queued for up to ``timeout``; the kinds of tasks dropped."""
-        dropped: Counter[str] = Counter()
-        with self._lock:
-            if self.closed:
-                return dropped
-            self.closed = True
-            thread = self._thread
-            self._queue.put(None)
-        if thread is None:
-            return dropped
-        thread.join(timeout)
-        if not thread.is_alive():
-            return dropped
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if item is not None and item[0] is not None:
-                dropped[item[0]] += 1
-        self._queue.put(None)
-        return dropped
+    def close(self) -> tuple[Counter[str], str | None]:
+        """Accept and start no more work: the kinds of the queued tasks dropped, and the kind still running."""
+        with self._cond:
+            self._closed = True
+            dropped = Counter(kind for kind, _ in self._tasks)
+            self._tasks.clear()
+            self._cond.notify_all()
+            return dropped, self._running
+
+
+class _Call:
+    """One queued hook call: its plugin, outcome (``host.invoke``'s pair) and completion."""
+
+    def __init__(self, plugin: str) -> None:
+        self.plugin = plugin
+        self.done = threading.Event()
+        self.outcome: tuple[bool, Any] = (False, None)
+
+    def run(self, call: Callable[[], tuple[bool, Any]]) -> None:
+        try:
+            self.outcome = call()
+        finally:
+            self.done.set()
 
 
 class MemoryManager:
@@ -143,13 +153,14 @@ class MemoryManager:
         self.providers: list[MemoryProvider] = []
         self._tool_owner: dict[str, MemoryProvider] = {}
         self._warned: set[str] = set()
-        self._running: dict[tuple[str, str], threading.Thread] = {}  # (plugin, hook) -> its bounded call
-        self._workers: dict[str, _OrderedWorker] = {}  # plugin -> its sync/queue_prefetch worker
+        self._running: dict[tuple[str, str], threading.Thread] = {}  # (plugin, hook) -> its bounded prefetch
+        self._workers: dict[str, _OrderedWorker] = {}  # plugin -> its ordered worker
+        self._late: dict[str, threading.Event] = {}  # plugin -> completion of a call we stopped waiting for
         self._turn = 0
         self._last_memory_turn = 0
         self._shut_down = False
-        #: After shutdown: ``{"status": "drained" | "timed_out", "dropped": tasks,
-        #: "unsynced": {provider: turns it never received}}``.
+        #: After shutdown: ``{"status": "drained" | "timed_out", "dropped": tasks never run,
+        #: "unsynced": {provider: turns it never received in full}, "shutdown_skipped": [provider]}``.
         self.shutdown_state: dict[str, Any] = {}
 
     @property
@@ -186,7 +197,7 @@ class MemoryManager:
     def _each(self, hook: str, **kwargs: Any) -> list[Any]:
         return [result for _name, result in self.host.call_each(hook, **kwargs)]
 
-    def _bounded(self, hook: str, kwargs: dict[str, Any], timeout: float, *, reverse: bool = False) -> list[Any]:
+    def _bounded(self, hook: str, kwargs: dict[str, Any], timeout: float) -> list[Any]:
         """Results of ``hook``'s implementations that returned in time, in call order.
 
         The built-in provider runs inline. Every other implementation runs on its own
@@ -194,8 +205,6 @@ class MemoryManager:
         stuck in its previous call of this hook is skipped rather than waited for again.
         """
         impls = self.host.hookimpls(hook)
-        if reverse:
-            impls.reverse()
         short = hook.removeprefix("hermes_memory_")
         pending: list[tuple[str, threading.Thread, list[tuple[bool, Any]]]] = []
         results: dict[str, Any] = {}
@@ -222,19 +231,76 @@ class MemoryManager:
         for name, thread, box in pending:
             thread.join(max(0.0, deadline - time.monotonic()))
             if thread.is_alive():
-                log.warning("memory provider %s: %s timed out after %.1fs; carrying on without it",
-                            self.host.origin(name), short, timeout)
+                self._log_timeout(name, short, timeout)
             elif box and box[0][0]:
                 results[name] = box[0][1]
         return [results[impl.plugin_name] for impl in impls if impl.plugin_name in results]
 
+    def _log_timeout(self, plugin: str, short: str, timeout: float) -> None:
+        log.warning("memory provider %s: %s timed out after %.1fs; carrying on without it",
+                    self.host.origin(plugin), short, timeout)
+
+    def _worker(self, plugin: str) -> _OrderedWorker:
+        worker = self._workers.get(plugin)
+        if worker is None:
+            worker = self._workers[plugin] = _OrderedWorker(f"hermes-memory-{plugin}")
+        return worker
+
+    def _submit(self, hook: str, kwargs: dict[str, Any], *, inline_builtin: bool = False,
+                skip_late: bool = False) -> list[_Call]:
+        """Queue ``hook`` on each implementing plugin's worker, after that plugin's earlier work.
+
+        ``inline_builtin`` runs the built-in provider here instead. ``skip_late`` skips a
+        plugin still busy with a call we stopped waiting for (a read need not pile up).
+        """
+        short = hook.removeprefix("hermes_memory_")
+        if self._shut_down:
+            log.warning("memory %s dropped: the memory manager is shut down", short)
+            return []
+        calls = []
+        for impl in self.host.hookimpls(hook):
+            name = impl.plugin_name
+            call = _Call(name)
+            run = partial(call.run, partial(self.host.invoke, impl, hook, kwargs))
+            late = self._late.get(name)
+            if inline_builtin and name == BUILTIN_PLUGIN:
+                run()
+            elif skip_late and late is not None and not late.is_set():
+                log.info("%s: still busy with a call that timed out; skipping %s this time",
+                         self.host.origin(name), short)
+                continue
+            elif not self._worker(name).submit(run, short):
+                log.warning("memory %s for %s dropped: the memory manager is shut down",
+                            short, self.host.origin(name))
+                continue
+            calls.append(call)
+        return calls
+
+    def _ordered(self, hook: str, kwargs: dict[str, Any], *, skip_late: bool = False) -> list[Any]:
+        """Run ``hook`` in order on each plugin's worker; the results that came within ``hook_timeout``."""
+        calls = self._submit(hook, kwargs, inline_builtin=True, skip_late=skip_late)
+        deadline = time.monotonic() + self.hook_timeout
+        results = []
+        for call in calls:
+            if not call.done.wait(max(0.0, deadline - time.monotonic())):
+                self._log_timeout(call.plugin, hook.removeprefix("hermes_memory_"), self.hook_timeout)
+                self._late[call.plugin] = call.done
+            elif call.outcome[0]:
+                results.append(call.outcome[1])
+        return results
+
     def initialize_all(self, session_id: str) -> None:
-        """Start a session: providers load state (the built-in freezes its snapshot)."""
+        """Start a session: providers load state (the built-in freezes its snapshot).
+
+        An external provider initializes after its queued turns and session end, so they
+        land in the session they belong to; waited for up to ``hook_timeout``.
+        """
         self._turn = self._last_memory_turn = 0
-        self._bounded("hermes_memory_initialize", {"session_id": session_id}, self.hook_timeout)
+        self._ordered("hermes_memory_initialize", {"session_id": session_id})
 
     def system_prompt_blocks(self) -> list[str]:
-        blocks = self._bounded("hermes_memory_system_prompt_block", {}, self.hook_timeout)
+        """Each provider's block, read after its ``initialize``; waited for up to ``hook_timeout``."""
+        blocks = self._ordered("hermes_memory_system_prompt_block", {}, skip_late=True)
         return [b for b in blocks if isinstance(b, str) and b.strip()]
 
     def prefetch_all(self, query: str) -> str:
@@ -251,23 +317,10 @@ class MemoryManager:
         """Persist a finished turn, on each provider's worker, in turn order."""
         self._submit(SYNC_HOOK, {"user_content": user_content, "assistant_content": assistant_content})
 
-    def _submit(self, hook: str, kwargs: dict[str, Any]) -> None:
-        short = hook.removeprefix("hermes_memory_")
-        if self._shut_down:
-            log.warning("memory %s dropped: the memory manager is shut down", short)
-            return
-        for impl in self.host.hookimpls(hook):
-            worker = self._workers.get(impl.plugin_name)
-            if worker is None:
-                worker = self._workers[impl.plugin_name] = _OrderedWorker(f"hermes-memory-{impl.plugin_name}")
-            if not worker.submit(partial(self.host.invoke, impl, hook, kwargs), kind=hook):
-                log.warning("memory %s for %s dropped: the memory manager is shut down",
-                            short, self.host.origin(impl.plugin_name))
-
     def flush_pending(self, timeout: float = 5.0) -> bool:
-        """Wait until every provider's queued sync/prefetch work has run; ``False`` on timeout."""
+        """Wait until every provider's queued work has run; ``False`` on timeout."""
         deadline = time.monotonic() + timeout
-        idle = [w.wait_idle(max(0.0, deadline - time.monotonic())) for w in list(self._workers.values())]
+        idle = [w.wait(lambda kinds: not kinds, deadline - time.monotonic()) for w in list(self._workers.values())]
         return all(idle)
 
     def on_turn_start(self, turn_number: int, message: str) -> None:
@@ -289,36 +342,64 @@ class MemoryManager:
         self._each("hermes_memory_on_delegation", task=task, result=result)
 
     def on_session_end(self, session_id: str, messages: list[Message]) -> None:
-        self._bounded("hermes_memory_on_session_end", {"session_id": session_id, "messages": messages},
-                      self.hook_timeout)
+        """End a session without waiting: queued after each provider's pending turns."""
+        self._submit("hermes_memory_on_session_end", {"session_id": session_id, "messages": messages},
+                     inline_builtin=True)
 
     def shutdown(self) -> None:
-        """Drain queued work (bounded), then shut providers down in reverse order. Idempotent."""
+        """Queue each external ``shutdown`` after its pending work, drain (bounded), then the built-in. Idempotent."""
         if self._shut_down:
             return
+        builtin = []
+        for impl in reversed(self.host.hookimpls("hermes_memory_shutdown")):
+            if impl.plugin_name == BUILTIN_PLUGIN:
+                builtin.append(impl)
+            else:
+                self._worker(impl.plugin_name).submit(partial(self.host.invoke, impl, "hermes_memory_shutdown", {}),
+                                                      "shutdown")
         self._shut_down = True
-        self.shutdown_state = self._drain(self.drain_timeout)
-        self._bounded("hermes_memory_shutdown", {}, self.hook_timeout, reverse=True)
+        self.shutdown_state = self._drain()
+        for impl in builtin:
+            self.host.invoke(impl, "hermes_memory_shutdown", {})
 
-    def _drain(self, timeout: float) -> dict[str, Any]:
-        """Close every worker within one deadline; say which provider missed how many turns."""
-        deadline = time.monotonic() + timeout
+    def _drain(self) -> dict[str, Any]:
+        """Queued turns get ``drain_timeout``, then the boundary calls ``hook_timeout``; report the rest."""
+        workers = list(self._workers.items())
+        deadline = time.monotonic() + self.drain_timeout
+        synced = [w.wait(lambda kinds: not BACKGROUND.intersection(kinds), deadline - time.monotonic())
+                  for _, w in workers]
+        deadline = time.monotonic() + self.hook_timeout
+        for (_, worker), ok in zip(workers, synced, strict=True):
+            if ok:
+                worker.wait(lambda kinds: not kinds, deadline - time.monotonic())
         dropped = 0
         unsynced: dict[str, int] = {}
+        skipped: list[str] = []
         stuck = False
-        for plugin, worker in list(self._workers.items()):
-            kinds = worker.close(max(0.0, deadline - time.monotonic()))
-            stuck = stuck or bool(kinds) or worker.running()
+        for plugin, worker in workers:
+            kinds, running = worker.close()
             dropped += sum(kinds.values())
-            if kinds[SYNC_HOOK]:
-                unsynced[plugin.removeprefix("memory:")] = kinds[SYNC_HOOK]
-                log.warning("memory provider %s did not receive %d turn(s): their sync_turn was still queued "
-                            "behind a stuck call after the %.1fs drain", self.host.origin(plugin),
-                            kinds[SYNC_HOOK], timeout)
-        if stuck:
-            log.warning("memory shutdown: background work did not finish within %.1fs; %d queued task(s) dropped",
-                        timeout, dropped)
-        return {"status": "timed_out" if stuck else "drained", "dropped": dropped, "unsynced": unsynced}
+            if running is None and not kinds:
+                continue
+            stuck = True
+            name, origin = plugin.removeprefix("memory:"), self.host.origin(plugin)
+            missed = kinds["sync_turn"] + (running == "sync_turn")
+            if missed:
+                unsynced[name] = missed
+                log.warning("memory provider %s did not receive %d turn(s) within the %.1fs drain "
+                            "(one still running counts)", origin, missed, self.drain_timeout)
+            if running is not None and running not in BACKGROUND:
+                self._log_timeout(plugin, running, self.hook_timeout)
+            if kinds:
+                log.warning("memory provider %s: %s at the bound; not run: %s", origin,
+                            f"{running} still running" if running else "busy",
+                            ", ".join(f"{kind} x{n}" for kind, n in sorted(kinds.items())))
+            if kinds["shutdown"]:
+                skipped.append(name)
+                log.warning("memory provider %s: shutdown skipped, it must not run alongside its still-running %s",
+                            origin, running)
+        return {"status": "timed_out" if stuck else "drained", "dropped": dropped, "unsynced": unsynced,
+                "shutdown_skipped": skipped}
 
     # -- nudges -----------------------------------------------------------------------
 

@@ -317,10 +317,8 @@ class Session:
         self._rebuild_prompt(reason)
 
     def _end_for_providers(self) -> None:
-        """Let queued syncs land first (bounded), so providers see the end after the last turn."""
-        memory = self.host.memory
-        memory.flush_pending(memory.drain_timeout)
-        memory.on_session_end(self.id, list(self.messages))
+        """Queue the end after each provider's pending turns, without waiting for them."""
+        self.host.memory.on_session_end(self.id, list(self.messages))
 
     def _check_open(self) -> None:
         if self.closed:
