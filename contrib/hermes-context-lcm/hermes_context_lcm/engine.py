@@ -8,7 +8,9 @@ message, then the fresh tail. The model gets ``lcm_grep`` / ``lcm_describe`` /
 
 Positions, not contents, identify messages: the engine remembers which stored id sits at
 each position of the list it last saw or returned; a later list that extends it only adds
-its new positions, and a position whose message changed is stored as a new message.
+its new positions, and a position whose message changed is stored as a new message. A new
+process rebuilds those positions from the store (:meth:`LCMEngine._resume`). One live engine
+holds a session id in a store at a time (:mod:`hermes_context_lcm.session_lock`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pa
 from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
+    from hermes_context_lcm.session_lock import SessionLock
     from hermes_context_lcm.store import Store, StoredMessage
     from hermes_core.plugin_context import PluginContext
 
@@ -40,6 +43,7 @@ Message = dict[str, Any]
 UNSTORED = -1  # a raw message the store could not take yet (kept in context, retried)
 SYNTHETIC = None  # a message the engine wrote (the summary block)
 MAX_CONDENSE_STEPS = 64
+MAX_CONCURRENT = 16  # engines on one session id: the 2nd..16th get "<id>#concurrent-<n>"
 
 
 class LCMEngine(ContextEngine):
@@ -56,7 +60,12 @@ class LCMEngine(ContextEngine):
         self.db_path: Path = self.settings.resolved_db_path(self.ctx.home)
         self._store: Store | None = None
         self._lock = threading.RLock()
+        #: The id messages are stored under: the host's session id, or a derived one when
+        #: another live engine already holds that session in this store (see _claim).
         self.session_id = ""
+        self.host_session_id = ""
+        self.session_note = ""
+        self._session_lock: SessionLock | None = None
         # Per position of the list last seen or returned: the message, its id, its estimate.
         self._msgs: list[Message] = []
         self._ids: list[int | None] = []
@@ -101,9 +110,53 @@ class LCMEngine(ContextEngine):
         return self._store
 
     def _bind(self) -> str:
-        if not self.session_id:
-            self.session_id = f"lcm-{uuid.uuid4().hex[:12]}"
+        if self._session_lock is None:
+            self._claim(self.host_session_id or f"lcm-{uuid.uuid4().hex[:12]}")
         return self.session_id
+
+    def _claim(self, session_id: str) -> None:
+        """Hold ``session_id`` in this store, or the first free ``<id>#concurrent-<n>``.
+
+        Layouts and summary roots are per session id; two engines on one id would hand each
+        other their summaries. So a second live engine (another process, or the same one)
+        stores under a derived id, with a warning, and the two conversations stay apart.
+        """
+        from hermes_context_lcm.session_lock import SessionLock
+
+        self._release()
+        self.host_session_id = session_id
+        custom = self.ctx.extras.get("lcm_store")
+        store_path = str(self.db_path) if custom is None else str(getattr(custom, "path", "") or "")
+        if store_path in ("", ":memory:"):  # a store no other process can open: this object
+            store_path = f"{store_path}@{id(custom):x}"
+        directory = self.db_path.with_name(f"{self.db_path.name}.locks")
+        for n in range(1, MAX_CONCURRENT + 1):
+            candidate = session_id if n == 1 else f"{session_id}#concurrent-{n}"
+            lock = SessionLock.acquire(directory, f"{store_path}\0{candidate}")
+            if lock is not None:
+                break
+        else:
+            candidate = f"{session_id}#concurrent-{uuid.uuid4().hex[:8]}"  # unguarded, but unique
+            lock = SessionLock(directory, None)
+        self.session_id, self._session_lock = candidate, lock
+        self.session_note = "" if candidate == session_id else (
+            f"session {session_id!r} is already open in another live engine on {store_path}; "
+            f"storing this conversation as {candidate!r} so the two do not mix")
+        if self.session_note:
+            log.warning("LCM: %s", self.session_note)
+
+    def _release(self) -> None:
+        if self._session_lock is not None:
+            self._session_lock.release()
+            self._session_lock = None
+
+    def close(self) -> None:
+        """Release the session and close the store (a process that ends without it releases both)."""
+        with self._lock:
+            self._release()
+            if self._store is not None:
+                self._store.close()
+                self._store = None
 
     # -- ingest ----------------------------------------------------------------------------
 
@@ -399,21 +452,23 @@ class LCMEngine(ContextEngine):
 
     def on_session_start(self, session_id: str) -> None:
         with self._lock:
-            self.session_id = session_id
             self._forget_positions()
+            self._claim(session_id)
 
     def on_session_end(self, session_id: str, messages: list[Message]) -> None:
-        """Store whatever the session still holds; nothing is released from the store."""
+        """Store whatever the session still holds, then let another engine take the session."""
         with self._lock:
-            if session_id and session_id != self.session_id:
-                self.session_id = session_id
+            if session_id and session_id != self.host_session_id:
                 self._forget_positions()
+                self._claim(session_id)
             self._observe(messages)
+            self._release()
 
     def on_session_reset(self) -> None:
         super().on_session_reset()
         with self._lock:
-            self.session_id = ""
+            self._release()
+            self.session_id = self.host_session_id = self.session_note = ""
             self._forget_positions()
 
     def _forget_positions(self) -> None:
@@ -482,7 +537,8 @@ class LCMEngine(ContextEngine):
 
     def get_status(self) -> dict[str, Any]:
         status = super().get_status()
-        status.update(session_id=self.session_id, db_path=str(self.db_path), store_error=self.store_error,
+        status.update(session_id=self.session_id, host_session_id=self.host_session_id,
+                      session_note=self.session_note, db_path=str(self.db_path), store_error=self.store_error,
                       last_compaction=self.last_compaction)
         try:
             status.update(self.store.stats(self.session_id or None))

@@ -52,8 +52,7 @@ def make_engine(tmp_path: Path) -> Iterator[Callable[..., LCMEngine]]:
 
     yield make
     for engine in built:
-        if engine._store is not None:
-            engine._store.close()
+        engine.close()
 
 
 def _drive(engine: LCMEngine, messages: list[dict[str, Any]], session_id: str = "s1") -> list[dict[str, Any]]:

@@ -215,7 +215,7 @@ def test_a_restarted_process_resumes_positions_without_duplicates(make_engine: A
             live = first.compress(live)
     assert first.compression_count >= 1
     stored_before = first.store.session_size("resume")
-    first.store.close()
+    first.close()  # the process ends: its store and its hold on the session go
     # a new process: the host hands back the same history, deserialized
     second = make_engine(context_length=8000, large_output_chars=2000)
     second.on_session_start("resume")
@@ -244,6 +244,7 @@ def test_resume_before_any_compaction(make_engine: Any) -> None:
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hi"},
                {"role": "user", "content": "hi"}]
     first.should_compress_preflight([{"role": "system", "content": "prompt"}, *history])
+    first.close()
     second = make_engine()
     second.on_session_start("early")
     second.should_compress_preflight([{"role": "system", "content": "prompt"}, *history,

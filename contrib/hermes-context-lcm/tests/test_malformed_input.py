@@ -85,7 +85,7 @@ def test_stub_for_an_unanswered_call_survives_a_restart(make_engine: Any, tmp_pa
     after = first.compress(msgs)
     assert api_problems(after) == [] and after[-1]["role"] == "tool" and after[-1]["tool_call_id"] == "open1"
     stored = first.store.session_size("s")
-    first.store.close()
+    first.close()  # the process ends: its store and its hold on the session go
     second = make_engine(context_length=8000, home=tmp_path / "h")
     second.on_session_start("s")
     second.should_compress_preflight([*after, {"role": "user", "content": "and then?"}])

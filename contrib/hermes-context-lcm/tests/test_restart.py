@@ -8,8 +8,10 @@ processes can be started on the same session id. Neither may duplicate or mix me
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +104,67 @@ def test_crash_between_layout_save_and_host_save_stores_nothing_twice(
     engine.on_session_end("crash", live)
     rows = engine.store.session_messages("crash", limit=100_000)
     assert [r.message() for r in rows] == labelled
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.01)
+
+
+def _covered_ids(store: Any, summary_block: str) -> list[int]:
+    """Every message under the summaries a context shows, down the DAG."""
+    todo = [int(n) for n in re.findall(r'<summary id="sum_(\d+)"', summary_block)]
+    out: list[int] = []
+    while todo:
+        rows = store.get_summaries(todo)
+        out += [m for r in rows if r.covers_kind == "messages" for m in r.covers]
+        todo = [c for r in rows if r.covers_kind == "summaries" for c in r.covers]
+    return out
+
+
+def test_two_processes_on_one_session_never_get_each_others_summaries(tmp_path: Path, pomodoro: Any) -> None:
+    """B starts while A holds session "shared" (A has compacted once and is still running): B
+    stores under a derived id, and neither context nor session holds the other's messages."""
+    go = tmp_path / "go"
+    a = _start(tmp_path, "shared", "A", hold=go)
+    _wait_for(tmp_path / "holding_A", a)
+    b = _start(tmp_path, "shared", "B")
+    _finish(b)
+    go.touch()
+    _finish(a)
+    from hermes_context_lcm.store import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "lcm.db")
+    try:
+        for label, other in (("B", "A"), ("A", "B")):
+            result = json.loads((tmp_path / f"live_{label}.json").read_text())
+            session = result["session"]
+            assert f"[{other}]" not in json.dumps(result["live"])
+            covered = store.get_messages(_covered_ids(store, result["live"][0]["content"]))
+            assert covered and not [m.id for m in covered if f"[{other}]" in (m.content or "")]  # were A's
+            assert session == ("shared" if label == "A" else "shared#concurrent-2")
+            assert result["live"][0]["content"].startswith("[LCM] Earlier parts")  # both did compact
+            rows = store.session_messages(session, limit=100_000)
+            labelled = [{**m, "content": f"[{label}] {m['content']}"} if isinstance(m.get("content"), str) else m
+                        for m in pomodoro]
+            assert [r.message() for r in rows] == labelled  # each conversation stored once, unmixed
+            summaries = "".join(s.content for s in store.all_summaries(session))
+            assert f"[{label}]" in summaries and f"[{other}]" not in summaries
+    finally:
+        store.close()
+
+
+def test_a_second_engine_in_one_process_is_kept_apart_until_the_first_ends(make_engine: Any) -> None:
+    first, second = make_engine(), make_engine()
+    first.on_session_start("s")
+    second.on_session_start("s")
+    assert (first.session_id, second.session_id) == ("s", "s#concurrent-2")
+    assert "already open" in second.get_status()["session_note"]
+    first.on_session_end("s", [{"role": "user", "content": "hello"}])
+    second.close()
+    third = make_engine()
+    third.on_session_start("s")
+    assert third.session_id == "s" and third.get_status()["session_note"] == ""
