@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from hermes_core.testing.engine_conformance import corpus_dir
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "corpus"
-TRANSCRIPTS = CORPUS / "transcripts"
+TRANSCRIPTS = corpus_dir(Path(__file__).resolve()) or CORPUS / "transcripts"  # $HERMES_CORPUS wins
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,10 @@ from hermes_compressor import CompressorEngine
 from hermes_core.testing.engine_conformance import check_engine, corpus_cases, corpus_dir, engine_factory
 from hermes_core.transcripts import load_transcript
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+CORPUS = (
+    corpus_dir(Path(__file__).resolve())
+    or Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+)
 
 
 @pytest.mark.parametrize(("path", "context_length"), corpus_cases(CORPUS if CORPUS.is_dir() else None))
@@ -32,8 +35,13 @@ class _Broken(CompressorEngine):
 
     defect = ""
 
-    def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
-                 focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
+    def compress(
+        self,
+        messages: list[dict[str, Any]],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+    ) -> list[dict[str, Any]]:
         if self.defect == "mutate":
             messages[-1]["content"] = "changed"
             return messages
@@ -59,23 +67,33 @@ def _conversation() -> list[dict[str, Any]]:
     msgs: list[dict[str, Any]] = [{"role": "system", "content": "You are helpful."}]
     for i in range(40):
         msgs.append({"role": "user", "content": f"step {i}: " + "please do the thing " * 30})
-        msgs.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]})
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+                ],
+            }
+        )
         msgs.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"output {i} " * 200})
         msgs.append({"role": "assistant", "content": f"done {i}"})
     msgs.append({"role": "user", "content": "final question?"})
     return msgs
 
 
-@pytest.mark.parametrize(("defect", "expected"), [
-    ("mutate", "mutated its input"),
-    ("drop-last-user", "last user message was not kept verbatim"),
-    ("orphan", "without a preceding call"),
-    ("change-below", "changed a conversation under the threshold"),
-    ("raise", "raised RuntimeError"),
-    ("silent-over", "last_compaction_note does not say why"),
-    ("never-compacts", "forced compaction of ~"),
-])
+@pytest.mark.parametrize(
+    ("defect", "expected"),
+    [
+        ("mutate", "mutated its input"),
+        ("drop-last-user", "last user message was not kept verbatim"),
+        ("orphan", "without a preceding call"),
+        ("change-below", "changed a conversation under the threshold"),
+        ("raise", "raised RuntimeError"),
+        ("silent-over", "last_compaction_note does not say why"),
+        ("never-compacts", "forced compaction of ~"),
+    ],
+)
 def test_suite_catches_broken_engines(defect: str, expected: str, tmp_path: Path) -> None:
     engine_cls = type(f"Broken_{defect}", (_Broken,), {"defect": defect})
     problems = check_engine(engine_factory(engine_cls, tmp_path), _conversation(), 16_000)
@@ -94,16 +112,25 @@ class _Declining(CompressorEngine):
 
     note = "declined"
 
-    def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
-                 focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
+    def compress(
+        self,
+        messages: list[dict[str, Any]],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+    ) -> list[dict[str, Any]]:
         self.last_compaction_note = self.note
         return messages
 
 
 def test_declining_is_accepted_only_when_the_kept_part_alone_is_over(tmp_path: Path) -> None:
     """16k window, threshold 8000: a 9000-token last user message cannot be compacted away."""
-    irreducible = [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "q " * 2000},
-                   {"role": "assistant", "content": "a " * 2000}, {"role": "user", "content": "x" * 36_000}]
+    irreducible = [
+        {"role": "system", "content": "You are helpful."},
+        {"role": "user", "content": "q " * 2000},
+        {"role": "assistant", "content": "a " * 2000},
+        {"role": "user", "content": "x" * 36_000},
+    ]
     assert check_engine(engine_factory(_Declining, tmp_path), irreducible, 16_000) == []
     silent = type("Silent", (_Declining,), {"note": ""})
     assert any("does not say why" in p for p in check_engine(engine_factory(silent, tmp_path), irreducible, 16_000))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,13 @@ import pytest
 from hermes_core.fencing import FENCE_OPEN
 from hermes_core.messages import api_problems
 from hermes_core.replay import Replayer
+from hermes_core.testing.engine_conformance import corpus_dir
 from hermes_core.transcripts import load_transcript
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+CORPUS = (
+    corpus_dir(Path(__file__).resolve())
+    or Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "transcripts"
+)
 FILES = sorted(CORPUS.glob("*.json")) if CORPUS.is_dir() else []
 
 
@@ -44,6 +49,9 @@ def replay_checked(path: Path, host: Any) -> tuple[Any, list[str], Replayer]:
 
 
 def test_corpus_is_present() -> None:
+    """CI must replay the real corpus; elsewhere its absence is a skip, not a failure."""
+    if not FILES and not os.environ.get("CI"):
+        pytest.skip(f"corpus not found at {CORPUS} (it sits beside the repository in ../shared; set HERMES_CORPUS)")
     assert len(FILES) >= 17, f"corpus missing at {CORPUS}"
 
 
@@ -70,8 +78,12 @@ def test_replay_compacting_engine_with_external_provider(
     Compactions must happen on the long files, the history must stay valid through them, and
     the system prompt may change only at a compaction (a rebuild per request would show here).
     """
-    host = make_host(plugins=[hermes_prompt], engines={"tail": tail_engine}, providers={"recorder": recorder},
-                     **{"context.engine": "tail", "memory.provider": "recorder", "model.context_length": 16_000})
+    host = make_host(
+        plugins=[hermes_prompt],
+        engines={"tail": tail_engine},
+        providers={"recorder": recorder},
+        **{"context.engine": "tail", "memory.provider": "recorder", "model.context_length": 16_000},
+    )
     result, problems, _ = replay_checked(path, host)
     assert problems == []
     assert result.invalid_requests == 0
