@@ -199,7 +199,7 @@ def unknown_keys(model: type[BaseModel], raw: Any, *, source: str, prefix: str =
         path = f"{prefix}.{key}" if prefix else str(key)
         if key not in fields:
             close = difflib.get_close_matches(str(key), list(fields), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = f"; did you mean '{prefix + '.' if prefix else ''}{close[0]}'?" if close else ""
             warnings.append(f"{source}: unknown key '{path}'{hint}")
             continue
         annotation = fields[key].annotation

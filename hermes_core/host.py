@@ -8,6 +8,7 @@ engine (``context.engine``), the built-in memory provider plus at most one exter
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import threading
@@ -282,7 +283,9 @@ class PluginHost:
             dist = entry.where if isinstance(entry, Candidate) else "in-process"
             choices.append(f"{key} ({dist})")
         listing = ", ".join(choices) if choices else "none installed"
-        return f"unknown {what} '{name}'. Available: {listing}"
+        close = difflib.get_close_matches(name, list(table), n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        return f"unknown {what} '{name}'.{hint} Available: {listing}"
 
     # -- bookkeeping ----------------------------------------------------------------
 

@@ -26,7 +26,7 @@ class PluginContext:
 
     home: Path
     config: HermesConfig
-    settings: Any = None
+    settings: Any = field(default_factory=dict)
     summarizer: Summarizer | None = None
     pre_compress: Callable[[list[dict[str, Any]]], str] = field(default=lambda messages: "")
     extras: dict[str, Any] = field(default_factory=dict)

@@ -30,6 +30,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class _LogFormatter(logging.Formatter):
+    """One line per record: ``warning: ...``, ``trace: ...`` (plugin tracing), ``error: ...``."""
+
+    def __init__(self, debug: bool) -> None:
+        super().__init__()
+        self.debug = debug
+
+    def format(self, record: logging.LogRecord) -> str:
+        label = "trace" if record.name == "hermes_core.trace" else record.levelname.lower()
+        where = f" {record.name}" if self.debug else ""
+        text = f"{label}{where}: {record.getMessage()}"
+        if record.exc_info and self.debug:
+            text += "\n" + self.formatException(record.exc_info)
+        return text
+
+
 def requested_command(args: Sequence[str]) -> str | None:
     """The command named in ``args``, if any, skipping global options and their values."""
     skip = False
@@ -52,10 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as exc:
         return int(exc.code or 0)
-    logging.basicConfig(
-        level=logging.DEBUG if args.debug else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s" if args.debug else "warning: %(message)s",
-    )
+    handler = logging.StreamHandler()
+    handler.setFormatter(_LogFormatter(args.debug))
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING, handlers=[handler])
     if not args.command:
         parser.print_help()
         return 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from hermes_core.cli.output import emit_json
+from hermes_core.cli.output import CommandError, emit_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -41,7 +41,12 @@ def run_check(args: argparse.Namespace) -> int:
     from hermes_core.paths import hermes_home
     from hermes_core.rawconfig import ConfigError
 
-    path = config_file(args)
+    try:
+        path = config_file(args)
+    except CommandError as exc:  # --config names a missing file
+        if args.json:
+            emit_json({"path": args.config, "valid": False, "errors": [str(exc)], "warnings": []})
+        raise
     warnings: list[str] = []
     try:
         loaded = load_config(path)

@@ -82,7 +82,9 @@ def call_tool(host: PluginHost, args: argparse.Namespace) -> int:
     known = {s["name"] for s in host.tool_schemas()}
     if args.name not in known:
         listing = ", ".join(sorted(known)) or "none"
-        raise CommandError(f"unknown tool '{args.name}'. Available: {listing}", code=2)
+        hint = "" if args.name.startswith("memory") else (
+            f" (engine tools come from the active engine '{host.engine.name}': try --engine NAME or context.engine)")
+        raise CommandError(f"unknown tool '{args.name}'. Available: {listing}{hint}", code=2)
     session = Session(host, session_id=args.session or "cli-tools", close_host=False)
     try:
         result = session.call_tool(args.name, parsed)
