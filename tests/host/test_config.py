@@ -67,7 +67,8 @@ def test_unknown_keys_warn_with_did_you_mean(write_config, hermes_home):
     loaded = load_config(home=hermes_home)
     assert any("unknown key 'memroy'; did you mean 'memory'?" in w for w in loaded.warnings)
     assert any(
-        "unknown key 'context.threshold_precent'; did you mean 'context.threshold_percent'?" in w for w in loaded.warnings
+        "unknown key 'context.threshold_precent'; did you mean 'context.threshold_percent'?" in w
+        for w in loaded.warnings
     )
     assert not any("plugins.lcm" in w for w in loaded.warnings)  # plugin sections are the plugins' business
 
