@@ -199,8 +199,9 @@ def _build_host(config: HermesConfig, home: Path) -> tuple[PluginHost | None, li
         host = build_host(config, home=home)
     except Exception as exc:  # a selection or load failure is exactly what doctor reports
         first = str(exc).splitlines()[0]
-        return None, [Finding("plugins", "error", f"cannot start the plugins: {first}",
-                              "fix context.engine / memory.provider in config.yaml, or run `hermes-core plugins`")]
+        fix = ("fix that value in config.yaml (`hermes-core config check` names every bad key)" if ": plugins." in first
+               else "fix context.engine / memory.provider in config.yaml, or run `hermes-core plugins`")
+        return None, [Finding("plugins", "error", f"cannot start the plugins: {first}", fix)]
     findings = [Finding("plugins", "ok", f"context engine '{host.engine.name}' loaded; memory providers: "
                         + (", ".join(p.name for p in host.memory.providers) or "none"))]
     for info in host.plugin_infos():

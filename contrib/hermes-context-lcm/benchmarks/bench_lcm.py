@@ -42,7 +42,14 @@ class InstantSummarizer:
 
 
 def corpus() -> list[list[dict[str, Any]]]:
-    return [load_transcript(p).messages for p in sorted(CORPUS.glob("*.json"))]
+    """The real transcripts: ``$HERMES_CORPUS``, else ``shared/corpus`` beside the repository."""
+    from hermes_core.testing.engine_conformance import corpus_dir
+
+    directory = corpus_dir(Path(__file__).resolve()) or CORPUS
+    files = sorted(directory.glob("*.json"))
+    if not files:
+        raise SystemExit(f"transcript corpus not found at {directory}; set HERMES_CORPUS to a directory of transcripts")
+    return [load_transcript(p).messages for p in files]
 
 
 def turns_of(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
