@@ -14,7 +14,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -227,7 +227,6 @@ def write_raw_config(path: Path, raw: dict[str, Any]) -> None:
 
 
 MIGRATIONS_STATE = "migrations.json"
-MigrationOutcome = Literal["applied", "unchanged"]
 
 
 def applied_migrations(home: Path) -> set[str]:

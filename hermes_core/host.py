@@ -35,7 +35,7 @@ from hermes_core.memory_manager import MemoryManager
 from hermes_core.paths import hermes_home
 from hermes_core.plugin_context import PluginContext
 from hermes_core.provider import MemoryProvider
-from hermes_core.rawconfig import env_flag
+from hermes_core.rawconfig import BUILTIN_PROVIDER, env_flag, provider_names
 from hermes_core.records import (
     CompactionReport,
     ConfigMigration,
@@ -52,7 +52,6 @@ log = logging.getLogger("hermes_core")
 trace_log = logging.getLogger("hermes_core.trace")
 
 DEFAULT_ENGINE = "compressor"
-BUILTIN_PROVIDER = "builtin"
 
 Message = dict[str, Any]
 
@@ -195,10 +194,7 @@ class PluginHost:
 
     def _select_providers(self) -> None:
         mem = self.config.memory
-        names = ([BUILTIN_PROVIDER] if (mem.memory_enabled or mem.user_profile_enabled) else []) + [
-            n for n in self.config.external_providers() if n != BUILTIN_PROVIDER
-        ]
-        for name in names:
+        for name in provider_names(mem.memory_enabled or mem.user_profile_enabled, self.config.external_providers()):
             if name == BUILTIN_PROVIDER and name not in self._provider_classes:
                 self._warn("the built-in memory provider is not installed; memory is off")
                 continue

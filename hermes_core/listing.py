@@ -15,11 +15,9 @@ from typing import Any
 import pluggy
 
 from hermes_core.discovery import Candidate, PluginLoadError, discover, load
-from hermes_core.rawconfig import raw_selection, section
+from hermes_core.rawconfig import provider_names, raw_selection, section
 from hermes_core.records import PluginInfo
 from hermes_core.registration import RegistrationError, new_plugin_manager, register_checked
-
-BUILTIN_PROVIDER = "builtin"
 
 
 def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], list[str]]:
@@ -28,7 +26,7 @@ def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], lis
     mem = section(raw, "memory")
     memory_on = bool(mem.get("memory_enabled", True) or mem.get("user_profile_enabled", True))
     candidates, warnings = discover(home)
-    selected_providers = ([BUILTIN_PROVIDER] if memory_on else []) + [n for n in externals if n != BUILTIN_PROVIDER]
+    selected_providers = provider_names(memory_on, externals)
     # the one-external rule, as the host applies it: the first external wins
     refused = set(selected_providers[1 if memory_on else 0 :][1:])
     infos = []

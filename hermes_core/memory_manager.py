@@ -31,13 +31,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.provider import MemoryProvider
+from hermes_core.rawconfig import BUILTIN_PROVIDER as BUILTIN
 
 if TYPE_CHECKING:
     from hermes_core.host import PluginHost
 
 log = logging.getLogger("hermes_core.memory")
 
-BUILTIN = "builtin"
 BUILTIN_PLUGIN = f"memory:{BUILTIN}"
 SYNC_HOOK = "hermes_memory_sync_turn"
 MEMORY_TOOL = "memory"
@@ -45,12 +45,33 @@ Message = dict[str, Any]
 
 # Tools an agent host provides itself; an external provider may not shadow them. The
 # built-in provider owns ``memory``.
-CORE_TOOL_NAMES = frozenset({
-    "memory", "session_search", "terminal", "process", "read_file", "write_file", "patch",
-    "search_files", "web_search", "web_extract", "browser_navigate", "execute_code",
-    "delegate_task", "todo", "clarify", "skill_manage", "skill_view", "skills_list",
-    "send_message", "vision_analyze", "image_generate", "text_to_speech", "cronjob",
-})
+CORE_TOOL_NAMES = frozenset(
+    {
+        "memory",
+        "session_search",
+        "terminal",
+        "process",
+        "read_file",
+        "write_file",
+        "patch",
+        "search_files",
+        "web_search",
+        "web_extract",
+        "browser_navigate",
+        "execute_code",
+        "delegate_task",
+        "todo",
+        "clarify",
+        "skill_manage",
+        "skill_view",
+        "skills_list",
+        "send_message",
+        "vision_analyze",
+        "image_generate",
+        "text_to_speech",
+        "cronjob",
+    }
+)
 
 NUDGE_TEXT = (
     "[System: Several turns have passed without a memory update. If this conversation taught you "
@@ -222,7 +243,8 @@ class MemoryManager:
             box: list[tuple[bool, Any]] = []
             thread = threading.Thread(
                 target=lambda impl=impl, box=box: box.append(self.host.invoke(impl, hook, kwargs)),
-                name=f"hermes-{short}-{name}", daemon=True,
+                name=f"hermes-{short}-{name}",
+                daemon=True,
             )
             self._running[(name, hook)] = thread
             thread.start()
@@ -237,8 +259,12 @@ class MemoryManager:
         return [results[impl.plugin_name] for impl in impls if impl.plugin_name in results]
 
     def _log_timeout(self, plugin: str, short: str, timeout: float) -> None:
-        log.warning("memory provider %s: %s timed out after %.1fs; carrying on without it",
-                    self.host.origin(plugin), short, timeout)
+        log.warning(
+            "memory provider %s: %s timed out after %.1fs; carrying on without it",
+            self.host.origin(plugin),
+            short,
+            timeout,
+        )
 
     def _worker(self, plugin: str) -> _OrderedWorker:
         worker = self._workers.get(plugin)
@@ -246,8 +272,9 @@ class MemoryManager:
             worker = self._workers[plugin] = _OrderedWorker(f"hermes-memory-{plugin}")
         return worker
 
-    def _submit(self, hook: str, kwargs: dict[str, Any], *, inline_builtin: bool = False,
-                skip_late: bool = False) -> list[_Call]:
+    def _submit(
+        self, hook: str, kwargs: dict[str, Any], *, inline_builtin: bool = False, skip_late: bool = False
+    ) -> list[_Call]:
         """Queue ``hook`` on each implementing plugin's worker, after that plugin's earlier work.
 
         ``inline_builtin`` runs the built-in provider here instead. ``skip_late`` skips a
@@ -266,12 +293,12 @@ class MemoryManager:
             if inline_builtin and name == BUILTIN_PLUGIN:
                 run()
             elif skip_late and late is not None and not late.is_set():
-                log.info("%s: still busy with a call that timed out; skipping %s this time",
-                         self.host.origin(name), short)
+                log.info(
+                    "%s: still busy with a call that timed out; skipping %s this time", self.host.origin(name), short
+                )
                 continue
             elif not self._worker(name).submit(run, short):
-                log.warning("memory %s for %s dropped: the memory manager is shut down",
-                            short, self.host.origin(name))
+                log.warning("memory %s for %s dropped: the memory manager is shut down", short, self.host.origin(name))
                 continue
             calls.append(call)
         return calls
@@ -335,16 +362,18 @@ class MemoryManager:
         """Tell every provider except the built-in that the built-in store changed."""
         for impl in self.host.hookimpls("hermes_memory_on_memory_write"):
             if impl.plugin_name != BUILTIN_PLUGIN:
-                self.host.invoke(impl, "hermes_memory_on_memory_write",
-                                 {"action": action, "target": target, "content": content})
+                self.host.invoke(
+                    impl, "hermes_memory_on_memory_write", {"action": action, "target": target, "content": content}
+                )
 
     def on_delegation(self, task: str, result: str) -> None:
         self._each("hermes_memory_on_delegation", task=task, result=result)
 
     def on_session_end(self, session_id: str, messages: list[Message]) -> None:
         """End a session without waiting: queued after each provider's pending turns."""
-        self._submit("hermes_memory_on_session_end", {"session_id": session_id, "messages": messages},
-                     inline_builtin=True)
+        self._submit(
+            "hermes_memory_on_session_end", {"session_id": session_id, "messages": messages}, inline_builtin=True
+        )
 
     def shutdown(self) -> None:
         """Queue each external ``shutdown`` after its pending work, drain (bounded), then the built-in. Idempotent."""
@@ -355,8 +384,9 @@ class MemoryManager:
             if impl.plugin_name == BUILTIN_PLUGIN:
                 builtin.append(impl)
             else:
-                self._worker(impl.plugin_name).submit(partial(self.host.invoke, impl, "hermes_memory_shutdown", {}),
-                                                      "shutdown")
+                self._worker(impl.plugin_name).submit(
+                    partial(self.host.invoke, impl, "hermes_memory_shutdown", {}), "shutdown"
+                )
         self._shut_down = True
         self.shutdown_state = self._drain()
         for impl in builtin:
@@ -366,8 +396,9 @@ class MemoryManager:
         """Queued turns get ``drain_timeout``, then the boundary calls ``hook_timeout``; report the rest."""
         workers = list(self._workers.items())
         deadline = time.monotonic() + self.drain_timeout
-        synced = [w.wait(lambda kinds: not BACKGROUND.intersection(kinds), deadline - time.monotonic())
-                  for _, w in workers]
+        synced = [
+            w.wait(lambda kinds: not BACKGROUND.intersection(kinds), deadline - time.monotonic()) for _, w in workers
+        ]
         deadline = time.monotonic() + self.hook_timeout
         for (_, worker), ok in zip(workers, synced, strict=True):
             if ok:
@@ -386,20 +417,34 @@ class MemoryManager:
             missed = kinds["sync_turn"] + (running == "sync_turn")
             if missed:
                 unsynced[name] = missed
-                log.warning("memory provider %s did not receive %d turn(s) within the %.1fs drain "
-                            "(one still running counts)", origin, missed, self.drain_timeout)
+                log.warning(
+                    "memory provider %s did not receive %d turn(s) within the %.1fs drain (one still running counts)",
+                    origin,
+                    missed,
+                    self.drain_timeout,
+                )
             if running is not None and running not in BACKGROUND:
                 self._log_timeout(plugin, running, self.hook_timeout)
             if kinds:
-                log.warning("memory provider %s: %s at the bound; not run: %s", origin,
-                            f"{running} still running" if running else "busy",
-                            ", ".join(f"{kind} x{n}" for kind, n in sorted(kinds.items())))
+                log.warning(
+                    "memory provider %s: %s at the bound; not run: %s",
+                    origin,
+                    f"{running} still running" if running else "busy",
+                    ", ".join(f"{kind} x{n}" for kind, n in sorted(kinds.items())),
+                )
             if kinds["shutdown"]:
                 skipped.append(name)
-                log.warning("memory provider %s: shutdown skipped, it must not run alongside its still-running %s",
-                            origin, running)
-        return {"status": "timed_out" if stuck else "drained", "dropped": dropped, "unsynced": unsynced,
-                "shutdown_skipped": skipped}
+                log.warning(
+                    "memory provider %s: shutdown skipped, it must not run alongside its still-running %s",
+                    origin,
+                    running,
+                )
+        return {
+            "status": "timed_out" if stuck else "drained",
+            "dropped": dropped,
+            "unsynced": unsynced,
+            "shutdown_skipped": skipped,
+        }
 
     # -- nudges -----------------------------------------------------------------------
 
@@ -437,8 +482,10 @@ class MemoryManager:
                 elif provider.name != BUILTIN and name in CORE_TOOL_NAMES:
                     self._warn_once(f"memory provider '{provider.name}': tool '{name}' shadows a core tool; refused")
                 elif name in owners:
-                    self._warn_once(f"memory provider '{provider.name}': tool '{name}' is already offered by "
-                                    f"'{owners[name].name}'; refused")
+                    self._warn_once(
+                        f"memory provider '{provider.name}': tool '{name}' is already offered by "
+                        f"'{owners[name].name}'; refused"
+                    )
                 else:
                     owners[name] = provider
                     schemas.append(schema)

@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+BUILTIN_PROVIDER = "builtin"
+
 
 class ConfigError(Exception):
     """config.yaml (or a plugin's section of it) is unreadable or invalid."""
@@ -70,3 +72,9 @@ def split_names(value: Any) -> list[str]:
         return []
     items = value if isinstance(value, list) else str(value).split(",")
     return [str(x).strip() for x in items if str(x).strip()]
+
+
+def provider_names(memory_on: bool, externals: list[str]) -> list[str]:
+    """The providers to activate, in order: the built-in one (when memory is on), then
+    the external ones; the host refuses all but the first external."""
+    return ([BUILTIN_PROVIDER] if memory_on else []) + [n for n in externals if n != BUILTIN_PROVIDER]

@@ -40,8 +40,9 @@ from typing import Any
 
 import pytest
 
-from hermes_core.memory_manager import BUILTIN, CORE_TOOL_NAMES
+from hermes_core.memory_manager import CORE_TOOL_NAMES
 from hermes_core.provider import MemoryProvider
+from hermes_core.rawconfig import BUILTIN_PROVIDER as BUILTIN
 
 __all__ = [
     "CHECKS",
