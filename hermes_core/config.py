@@ -92,12 +92,18 @@ class AuxiliaryConfig(_Section):
 
 
 class SkillsConfig(_Section):
+    """``index_max_chars`` caps the skills index in the prompt: past it, descriptions shorten."""
+
     external_dirs: list[str] = Field(default_factory=list)
+    index_max_chars: int = Field(64_000, ge=1000)
 
 
 class PromptConfig(_Section):
+    """``identity`` replaces the default "You are Hermes Agent..." (``SOUL.md`` still wins)."""
+
     platform: str = "cli"
     context_file_max_chars: int = Field(20_000, gt=100)
+    identity: str = ""
 
 
 class PluginsConfig(BaseModel):

@@ -10,7 +10,6 @@ API-valid, and the system prompt changed only right after a compaction.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.messages import api_problems, text_of
 from hermes_core.session import Compaction, Request, Session
+from hermes_core.text.json_depth import loads_bounded
 from hermes_core.tokens import estimate_message_tokens
 from hermes_core.transcripts import Transcript, TranscriptError, load_transcript
 
@@ -306,7 +306,7 @@ def _delegated_task(call: dict[str, Any]) -> str:
     if fn.get("name") not in DELEGATION_TOOLS:
         return ""
     try:
-        args = json.loads(fn.get("arguments") or "{}")
+        args = loads_bounded(fn.get("arguments") or "{}", "delegation arguments")
     except ValueError:
         return ""
     if not isinstance(args, dict):

@@ -35,6 +35,7 @@ from hermes_core.fencing import build_memory_context_block
 from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
 from hermes_core.prompt import build_system_prompt
 from hermes_core.records import CompactionReport, PromptContext
+from hermes_core.text.json_depth import check_depth, loads_bounded
 from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
@@ -234,7 +235,12 @@ class Session:
         if call_id not in self.open_tool_calls():  # checked first: a tool must not run for nothing
             raise SessionError(f"no open tool call with id {call_id!r}")
         fn = call.get("function") or {}
-        result = self.call_tool(str(fn.get("name") or ""), fn.get("arguments"))
+        name = str(fn.get("name") or "")
+        try:
+            result = self.call_tool(name, fn.get("arguments"))
+        except Exception as exc:  # the call is answered whatever happens, or the next request() fails
+            log.warning("tool %s failed: %s: %s", name, type(exc).__name__, exc)
+            result = json.dumps({"error": f"Tool '{name}' failed: {type(exc).__name__}: {exc}"})
         self.add_tool_result(call_id, result)
         return result
 
@@ -245,7 +251,9 @@ class Session:
     def call_tool(self, name: str, arguments: str | dict[str, Any] | None) -> str:
         """Run a host tool outside the history (``hermes-core tools call``); a JSON string."""
         try:
-            args = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else arguments or {}
+            what = f"the arguments of tool '{name}'"
+            args = (loads_bounded(arguments, what) if isinstance(arguments, str) and arguments.strip()
+                    else check_depth(arguments or {}, what))
         except json.JSONDecodeError as exc:
             return json.dumps({"error": f"Invalid JSON arguments for tool '{name}': {exc.msg}"})
         if not isinstance(args, dict):

@@ -7,7 +7,6 @@ becomes a ``Skip`` with a reason instead of an exception, so the prompt still bu
 
 from __future__ import annotations
 
-import os
 import stat
 import threading
 from collections import OrderedDict
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.scanning import Finding, blocked_notice, pattern_ids, scan_text
+from hermes_core.text.files import FileRefused, read_bytes_file
 
 from . import front_matter
 
@@ -52,20 +52,11 @@ def read_text(path: Path, max_bytes: int = MAX_READ_BYTES) -> str | Skip:
     ``st_size`` says (/proc files report 0).
     """
     try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):
-            return Skip(path, not_regular(st.st_mode))
-        if st.st_size > max_bytes:
-            return Skip(path, f"too large ({st.st_size:,} bytes; limit {max_bytes:,})")
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY), "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):  # swapped since the stat
-                return Skip(path, not_regular(st.st_mode))
-            data = fh.read(max_bytes + 1)
+        data = read_bytes_file(path, max_bytes=max_bytes)
+    except FileRefused as exc:
+        return Skip(path, exc.problem)
     except OSError as exc:
         return Skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
-    if len(data) > max_bytes:  # st_size understated it (/proc files say 0)
-        return Skip(path, f"too large (more than {max_bytes:,} bytes, though its size says {st.st_size:,})")
     if b"\x00" in data[:8192]:
         return Skip(path, "binary file (contains NUL bytes)")
     try:

@@ -1,0 +1,1 @@
+"""Text helpers shared by the core and the built-in plugins."""
