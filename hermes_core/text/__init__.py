@@ -1,1 +1,2 @@
-"""Text helpers shared by the core and the built-in plugins."""
+"""Helpers for plugin authors that work on text and message lists: API validity, token
+estimates, secret redaction, injection scanning, safe file reads, JSON depth limits."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.scanning import Finding, blocked_notice, pattern_ids, scan_text
 from hermes_core.text.files import FileRefused, read_bytes_file
+from hermes_core.text.scanning import Finding, blocked_notice, pattern_ids, scan_text
 
 from . import front_matter
 
