@@ -43,8 +43,9 @@ def load(args: argparse.Namespace) -> LoadedConfig:
 def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
     """Build a host the way the CLI flags say (``--config``, ``--engine``, ``--context-length``).
 
-    Without ``--config``, config.yaml comes from ``$HERMES_HOME`` and plugins' one-time
-    migrations run, exactly as for ``Session.open()``.
+    Without ``--config``, config.yaml comes from ``$HERMES_HOME``; plugins' one-time
+    migrations apply in memory only (a command never rewrites the user's config: that is
+    ``hermes-core config migrate``, or the first ``Session.open()``).
     """
     from hermes_core.plugin.host import build_host
 
@@ -54,4 +55,5 @@ def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
     if getattr(args, "context_length", None):
         overrides["model.context_length"] = int(args.context_length)
     explicit = explicit_config(args)
+    kwargs.setdefault("save_migrations", False)
     return build_host(home=hermes_home(), config_path=explicit, overrides=overrides, **kwargs)

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import pluggy
 
-from hermes_core.config.migrations import apply_config_migrations
+from hermes_core.config.migrations import MigrationReport, apply_config_migrations
 from hermes_core.config.models import (
     ConfigError,
     HermesConfig,
@@ -73,8 +73,11 @@ class PluginHost:
         migrate_raw: dict[str, Any] | None = None,
         overrides: dict[str, Any] | None = None,
         config_source: str = "config",
+        save_migrations: bool = True,
     ) -> None:
         self.config_source = config_source  # named in errors about plugin sections
+        self.save_migrations = save_migrations
+        self.migration_report: MigrationReport | None = None
         self.overrides = dict(overrides or {})
         self.config = with_overrides(config, self.overrides)
         self.home = home
@@ -147,11 +150,22 @@ class PluginHost:
 
     def _run_migrations(self, raw: dict[str, Any]) -> None:
         migrations = [m for _p, result in self.call_each("hermes_config_migrations") for m in result or ()]
-        if migrations and apply_config_migrations(self.home, raw, migrations):
-            from hermes_core.config.models import load_config
-
-            self.config = with_overrides(load_config(None, home=self.home).config, self.overrides)
-            self.disabled = self.config.disabled_plugins()
+        if not migrations:
+            return
+        report = apply_config_migrations(self.home, raw, migrations, save=self.save_migrations)
+        self.migration_report = report
+        if not report:
+            return
+        config_log = logging.getLogger("hermes_core.config")
+        if report.saved:
+            config_log.warning("config migration(s) %s saved to %s: %s", ", ".join(report.applied), report.path,
+                        "; ".join(report.lines()))
+        else:
+            config_log.warning("config.yaml has pending migration(s) %s (%s), applied in memory only; "
+                        "run `hermes-core config migrate` to save them", ", ".join(report.applied),
+                        "; ".join(report.lines()))
+        self.config = with_overrides(validate_section(HermesConfig, raw, source=self.config_source), self.overrides)
+        self.disabled = self.config.disabled_plugins()
 
     def _collect_inprocess_registrations(self) -> None:
         for hook, table, kind, base in (
@@ -610,13 +624,15 @@ def build_host(
     providers: dict[str, type[MemoryProvider]] | None = None,
     strict: bool | None = None,
     overrides: dict[str, Any] | None = None,
+    save_migrations: bool = True,
 ) -> PluginHost:
     """Build a host from ``config``, or from config.yaml (``config_path``, else in ``home``).
 
     When config comes from ``$HERMES_HOME/config.yaml``, plugins' one-time migrations run
     after general plugins load and before the engine and providers are selected.
     ``overrides`` are dotted keys applied on top (``{"context.engine": "lcm"}``), also
-    after a migration re-read the file.
+    after a migration re-read the file. ``save_migrations=False`` (read-only commands)
+    applies them in memory only and never writes.
     """
     from hermes_core.config.models import load_config
 
@@ -641,4 +657,5 @@ def build_host(
         migrate_raw=raw,
         overrides=overrides,
         config_source=source,
+        save_migrations=save_migrations,
     )

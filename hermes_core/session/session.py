@@ -92,6 +92,9 @@ class SessionEvents:
     repairs: list[str] = field(default_factory=list)
 
 
+HOST_OPTIONS = ("plugins", "engines", "providers", "overrides", "load_entrypoints", "strict")
+
+
 class Session:
     """One conversation driven through the host's engine and memory providers."""
 
@@ -136,10 +139,16 @@ class Session:
 
     @classmethod
     def open(cls, config: HermesConfig | None = None, *, home: Path | None = None, **kwargs: Any) -> Session:
-        """Build a host from config (``$HERMES_HOME/config.yaml`` by default) and start a session."""
+        """Build a host from config (``$HERMES_HOME/config.yaml`` by default) and start a session.
+
+        Host options (``plugins=[obj, ...]``, ``engines``, ``providers``, ``overrides``,
+        ``load_entrypoints``, ``strict``) go to :func:`build_host`; the rest to the session.
+        Pending config migrations are saved here (and said in the ``hermes_core.config`` log).
+        """
         from hermes_core.plugin.host import build_host
 
-        return cls(build_host(config, home=home), **kwargs)
+        host_options = {k: kwargs.pop(k) for k in HOST_OPTIONS if k in kwargs}
+        return cls(build_host(config, home=home, **host_options), **kwargs)
 
     def __enter__(self) -> Session:
         return self
