@@ -109,8 +109,10 @@ def run_check(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"path": str(path), "valid": valid, "errors": errors, "warnings": warnings})
         return 0 if valid else 2
-    for warning in warnings:
-        print(f"warning: {warning}")
+    import logging
+
+    for warning in warnings:  # through the log, whose filter prints each distinct warning once
+        logging.getLogger("hermes_core").warning("%s", warning)
     if not valid:
         import sys
 
