@@ -40,7 +40,8 @@ def load(args: argparse.Namespace) -> LoadedConfig:
     return loaded
 
 
-def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
+def host_from_args(args: argparse.Namespace, extra_overrides: dict[str, Any] | None = None,
+                   **kwargs: Any) -> PluginHost:
     """Build a host the way the CLI flags say (``--config``, ``--engine``, ``--context-length``).
 
     Without ``--config``, config.yaml comes from ``$HERMES_HOME``; plugins' one-time
@@ -54,6 +55,7 @@ def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
         overrides["context.engine"] = args.engine
     if getattr(args, "context_length", None):
         overrides["model.context_length"] = int(args.context_length)
+    overrides.update(extra_overrides or {})
     explicit = explicit_config(args)
     kwargs.setdefault("save_migrations", False)
     return build_host(home=hermes_home(), config_path=explicit, overrides=overrides, **kwargs)

@@ -61,7 +61,7 @@ def test_config_check_and_show(write_config):
     assert "valid (not found, defaults apply)" in cli("config", "check", check_code=0).stdout
     write_config({"context": {"threshold_percent": 0.7}, "memroy": {}})
     out = cli("config", "check", check_code=0)
-    assert "valid" in out.stdout and "unknown key 'memroy'; did you mean 'memory'?" in out.stdout
+    assert "valid" in out.stdout and "unknown key 'memroy'; did you mean 'memory'?" in out.stderr
     shown = json.loads(cli("config", "show", "--json", check_code=0).stdout)
     assert shown["context"]["threshold_percent"] == 0.7 and shown["memory"]["user_char_limit"] == 1375
 
