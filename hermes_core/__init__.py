@@ -24,6 +24,7 @@ _EXPORTS = {
     "PromptContext": "hermes_core.records",
     "PromptSection": "hermes_core.records",
     "Session": "hermes_core.session.session",
+    "AsyncSession": "hermes_core.session.async_session",
     "Summarizer": "hermes_core.engine.summarizer",
     "SummaryError": "hermes_core.engine.summarizer",
     "SummaryRequest": "hermes_core.engine.summarizer",
@@ -31,6 +32,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AsyncSession",
     "CompactionReport",
     "ConfigError",
     "ConfigMigration",
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
     from hermes_core.plugin.context import PluginContext
     from hermes_core.plugin.host import PluginHost, build_host
     from hermes_core.records import CompactionReport, ConfigMigration, PromptContext, PromptSection
+    from hermes_core.session.async_session import AsyncSession
     from hermes_core.session.session import Session
 
 

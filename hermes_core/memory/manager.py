@@ -205,6 +205,7 @@ class MemoryManager:
             return False
         self.providers.append(provider)
         self._tool_owner.clear()
+        log.info("memory provider '%s' active", provider.name)
         return True
 
     def _warn_once(self, message: str) -> None:

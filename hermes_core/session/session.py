@@ -36,6 +36,7 @@ from hermes_core.records import CompactionReport, PromptContext
 from hermes_core.session.prompt import build_system_prompt
 from hermes_core.text.json_depth import check_depth, loads_bounded
 from hermes_core.text.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
+from hermes_core.text.sdk_messages import as_chat_message, usage_of
 from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
@@ -210,12 +211,14 @@ class Session:
         The returned calls are the recorded ones, in the reply's order: a missing id or one
         this conversation already used is replaced, so answer them by the returned ids.
         Missing usage falls back to the last request's token estimate. A reply without tool
-        calls ends the turn: providers sync it and prefetch for the next one.
+        calls ends the turn: providers sync it and prefetch for the next one. ``message`` may
+        be a dict or an OpenAI/Anthropic SDK object (a completion, or its message).
         """
         self._check_open()
         if not self.awaiting_response():
             raise SessionError("no request is outstanding: start a turn or answer the tool calls first")
-        reply = self._normalize_reply(message)
+        usage = usage if usage is not None else usage_of(message)  # an SDK completion carries its usage
+        reply = self._normalize_reply(as_chat_message(message))
         self.messages.append(reply)
         usage = dict(usage or {})
         self.host.update_from_response(usage)
@@ -331,6 +334,8 @@ class Session:
     def _begin(self, reason: str) -> None:
         self.host.on_session_start(self.id)
         self.host.memory.initialize_all(self.id)
+        log.info("session %s %s: engine %s, memory providers: %s", self.id, reason, self.host.engine.name,
+                 ", ".join(p.name for p in self.host.memory.providers) or "none")
         self._rebuild_prompt(reason)
 
     def _end_for_providers(self) -> None:
@@ -415,6 +420,9 @@ class Session:
         )
         done = Compaction(self.turn, trigger, report)
         self.events.compactions.append(done)
+        log.info("session %s turn %d: %s compaction by %s: %d -> %d history tokens, %d -> %d messages, summary: %s",
+                 self.id, self.turn, trigger, report.engine, report.tokens_before, report.tokens_after,
+                 report.messages_before, report.messages_after, report.summary_source)
         self._compacted = True
         self._rebuild_prompt("compaction")
         return done
