@@ -54,8 +54,9 @@ def run_turn(session: Session, client: httpx.Client, model: str, text: str) -> s
             if session.is_host_tool(name):
                 session.run_tool(call)  # memory and other hermes-core tools
             else:
+                tool = AGENT_TOOLS.get(name)
                 args = json.loads(call["function"]["arguments"] or "{}")
-                session.add_tool_result(call["id"], AGENT_TOOLS.get(name, lambda a: f"unknown tool {name}")(args))
+                session.add_tool_result(call["id"], tool(args) if tool else f"unknown tool {name}")
         request = session.request()
 
 

@@ -22,7 +22,7 @@ import httpx
 from hermes_core import AsyncSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agent_loop import AGENT_TOOLS, payload  # noqa: E402  (the sync example's tools and body)
+from agent_loop import AGENT_TOOLS, payload  # the sync example's tools and request body
 
 
 async def run_turn(session: AsyncSession, client: httpx.AsyncClient, model: str, text: str) -> str:
@@ -37,8 +37,9 @@ async def run_turn(session: AsyncSession, client: httpx.AsyncClient, model: str,
             if session.is_host_tool(name):
                 await session.run_tool(call)
             else:
+                tool = AGENT_TOOLS.get(name)
                 args = json.loads(call["function"]["arguments"] or "{}")
-                await session.add_tool_result(call["id"], AGENT_TOOLS.get(name, lambda a: "unknown tool")(args))
+                await session.add_tool_result(call["id"], tool(args) if tool else f"unknown tool {name}")
         request = await session.request()
 
 
