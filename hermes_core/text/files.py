@@ -65,7 +65,7 @@ def _check_link(path: Path, follow_symlinks: bool, within: Path | None) -> None:
         raise FileRefused(path, f"a dangling symbolic link (to {target})", "remove it or point it at a file")
     if within is not None:
         root = Path(os.path.realpath(within))
-        if resolved != root and root not in resolved.parents:
+        if resolved != root and root not in resolved.parents and resolved.is_file():  # (a device: "not regular")
             raise FileRefused(path, f"a symbolic link to {resolved}, outside {root}",
                               f"copy the file into {root} instead of linking to it")
 

@@ -151,3 +151,19 @@ def test_json_tool_result_of_memory_cli_names_the_file(hermes_home: Path) -> Non
     done = cli(hermes_home, "memory", "add", "--json", "x")
     result = json.loads(done.stdout)
     assert result["success"] is False and "MEMORY.md" in result["error"]
+
+
+def test_a_projects_context_file_linking_outside_the_project_is_skipped(hermes_home: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("PRIVATE KEY MATERIAL")
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    os.symlink(secret, project / "AGENTS.md")  # a cloned repository can carry such a link
+    (project / "docs").mkdir()
+    (project / "docs" / "rules.md").write_text("Use tabs.")
+    done = cli(hermes_home, "prompt", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "PRIVATE KEY" not in done.stdout
+    os.unlink(project / "AGENTS.md")
+    os.symlink("docs/rules.md", project / "AGENTS.md")  # a link inside the project is fine
+    assert "Use tabs." in cli(hermes_home, "prompt", cwd=project).stdout
