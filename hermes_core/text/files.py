@@ -80,14 +80,16 @@ def read_bytes_file(path: Path | str, *, max_bytes: int = DEFAULT_MAX_BYTES, fol
     refuses a link whose target is outside that directory.
     """
     path = Path(path)
-    _check_link(path, follow_symlinks, within)
+    if follow_symlinks:  # without following, O_NOFOLLOW refuses a link in the open itself
+        _check_link(path, follow_symlinks, within)
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            _check_link(path, follow_symlinks, within)  # raises, naming the link's target
             raise FileRefused(path, "a symbolic link, which is not followed here",
                               "replace the link with a regular file") from None
         if isinstance(exc, PermissionError):

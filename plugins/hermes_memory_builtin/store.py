@@ -148,7 +148,7 @@ class MemoryStore:
         """
         path = self.path(target)
         self._ensure_directory()
-        with self._locked(path):
+        with self._locked(path) as dir_fd:
             try:
                 text = self.read_text(target)
             except MemoryFileRefused as exc:
@@ -173,7 +173,7 @@ class MemoryStore:
                 )
             after, result = change(list(before))
             if after != before:
-                self._write_atomic(path, serialize(after) + "\n" if after else "")
+                self._write_atomic(path, serialize(after) + "\n" if after else "", dir_fd)
             return result
 
     def _ensure_directory(self) -> None:
@@ -192,7 +192,7 @@ class MemoryStore:
             ) from None
 
     @contextmanager
-    def _locked(self, path: Path) -> Iterator[None]:
+    def _locked(self, path: Path) -> Iterator[int]:
         """Hold exclusive flocks on the memory directory and on ``<file>.lock``.
 
         The sidecar ``.lock`` is the documented lock other tools use. It alone is not
@@ -208,7 +208,7 @@ class MemoryStore:
         try:
             lock_fd = self._flock(path.with_name(path.name + ".lock"), LOCK_FLAGS, deadline, path)
             try:
-                yield
+                yield dir_fd  # also what the write fsyncs: no second open of the directory
             finally:
                 os.close(lock_fd)  # closing a descriptor releases its lock
         finally:
@@ -249,7 +249,7 @@ class MemoryStore:
                 time.sleep(delay)
                 delay = min(delay * 2, POLL_MAX_S)
 
-    def _write_atomic(self, path: Path, text: str) -> None:
+    def _write_atomic(self, path: Path, text: str, dir_fd: int) -> None:
         """Write a fixed temp name, fsync, rename over ``path``, fsync the directory.
 
         Only the lock holder writes, so one fixed name is enough: a temp file left by a
@@ -272,7 +272,7 @@ class MemoryStore:
                 os.close(fd)
             os.replace(tmp, path)
             created = False
-            _fsync_directory(path.parent)
+            os.fsync(dir_fd)  # make the rename itself durable
         except OSError as exc:
             raise MemoryWriteError(
                 f"Could not save {path.name}: {_describe(exc)}. The file on disk was not changed."
@@ -331,15 +331,6 @@ def _first_bad_byte(data: bytes) -> int:
     except UnicodeDecodeError as exc:
         return exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
     return 0
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename itself durable."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _unlink_quietly(path: Path) -> None:
