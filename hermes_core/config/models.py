@@ -236,9 +236,13 @@ MIGRATIONS_STATE = "migrations.json"
 
 
 def applied_migrations(home: Path) -> set[str]:
+    """Ids recorded in ``state/migrations.json``; unreadable (or a FIFO, a link) counts as none."""
+    from hermes_core.text.files import read_bytes_file
+
     try:
-        return set(json.loads((home / "state" / MIGRATIONS_STATE).read_text()))
-    except (OSError, ValueError, TypeError):
+        data = read_bytes_file(home / "state" / MIGRATIONS_STATE, max_bytes=1024 * 1024, follow_symlinks=False)
+        return {str(x) for x in json.loads(data)}
+    except (OSError, ValueError, TypeError, RecursionError):
         return set()
 
 

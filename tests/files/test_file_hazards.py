@@ -167,3 +167,12 @@ def test_a_projects_context_file_linking_outside_the_project_is_skipped(hermes_h
     os.unlink(project / "AGENTS.md")
     os.symlink("docs/rules.md", project / "AGENTS.md")  # a link inside the project is fine
     assert "Use tabs." in cli(hermes_home, "prompt", cwd=project).stdout
+
+
+def test_fifo_as_the_migration_state_hangs_nothing(hermes_home: Path) -> None:
+    (hermes_home / "state").mkdir()
+    os.mkfifo(hermes_home / "state" / "migrations.json")
+    done = subprocess.run([sys.executable, "-c", "from hermes_core import Session\nwith Session.open(): print('ok')"],
+                          capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ,
+                                                                                "HERMES_HOME": str(hermes_home)})
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -75,3 +75,16 @@ def test_snapshot_is_fsynced_before_it_replaces_the_old_one(tmp_path: Path, monk
     monkeypatch.setattr(skills.os, "replace", replace)
     skills.build_skills_index(tmp_path)
     assert (tmp_path / ".skills_prompt_snapshot.json").is_file()
+
+
+def test_prompt_identity_in_config_replaces_the_default_and_soul_md_still_wins(make_host: Any,
+                                                                             hermes_home: Path) -> None:
+    from hermes_core.records import PromptContext
+    from hermes_core.session.prompt import build_system_prompt
+
+    host = make_host(**{"prompt.identity": "You are Ada, the build bot of Example Corp."})
+    ctx = PromptContext(home=hermes_home, cwd=hermes_home, config=host.config)
+    text = build_system_prompt(host, ctx).text
+    assert text.startswith("You are Ada, the build bot of Example Corp.") and "Nous Research" not in text
+    (hermes_home / "SOUL.md").write_text("You are Soul.")
+    assert build_system_prompt(host, ctx).text.startswith("You are Soul.")
