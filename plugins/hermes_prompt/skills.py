@@ -24,6 +24,8 @@ Three layers, fastest first:
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import logging
 import os
@@ -333,10 +335,17 @@ def _description_cap(by_category: dict[str, list[Skill]], categories: dict[str, 
             lengths.append(len(skill[DESCRIPTION]))
     if fixed + sum(lengths) <= max_chars:
         return MAX_DESCRIPTION
-    low, high = 0, MAX_DESCRIPTION  # total size grows with the cap: binary search
+    lengths.sort()
+    prefix = list(itertools.accumulate(lengths, initial=0))
+
+    def size(cap: int) -> int:  # the descriptions' total at this cap: shorter ones whole, the rest cut
+        shorter = bisect.bisect_left(lengths, cap)
+        return fixed + prefix[shorter] + cap * (len(lengths) - shorter)
+
+    low, high = 0, MAX_DESCRIPTION  # size grows with the cap: binary search
     while low < high:
         mid = (low + high + 1) // 2
-        if fixed + sum(min(n, mid) for n in lengths) <= max_chars:
+        if size(mid) <= max_chars:
             low = mid
         else:
             high = mid - 1
