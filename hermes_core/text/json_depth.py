@@ -29,6 +29,7 @@ def depth_exceeds(value: Any, max_depth: int) -> bool:
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
+        children: Any
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, (list, tuple)):
