@@ -154,8 +154,8 @@ class PluginHost:
             return
         report = apply_config_migrations(self.home, raw, migrations, save=self.save_migrations)
         self.migration_report = report
-        if not report:
-            return
+        if not report or (not report.saved and not report.changes):
+            return  # nothing to do, or nothing but explicit values kept: no need to say so on every command
         config_log = logging.getLogger("hermes_core.config")
         if report.saved:
             config_log.warning("config migration(s) %s saved to %s: %s", ", ".join(report.applied), report.path,

@@ -130,3 +130,10 @@ def test_line_edits_parse_to_the_expected_mapping(path: tuple[str, ...], value: 
     node[path[-1]] = value
     assert yaml.safe_load(edited) == base
     assert all(line in edited.splitlines() for line in text.splitlines())
+
+
+def test_a_migration_that_only_meets_explicit_values_is_not_announced_by_every_command(hermes_home: Path) -> None:
+    path = hermes_home / "config.yaml"
+    path.write_text(COMMENTED.replace("model:", 'memory:\n  provider: ""\nmodel:'))
+    done = cli(hermes_home, "memory", "show")
+    assert "pending" not in done.stderr and "migration" not in done.stderr
