@@ -137,3 +137,17 @@ def test_a_migration_that_only_meets_explicit_values_is_not_announced_by_every_c
     path.write_text(COMMENTED.replace("model:", 'memory:\n  provider: ""\nmodel:'))
     done = cli(hermes_home, "memory", "show")
     assert "pending" not in done.stderr and "migration" not in done.stderr
+
+
+def test_config_check_lists_every_error(hermes_home: Path) -> None:
+    (hermes_home / "config.yaml").write_text(
+        "context:\n  engine: nope\n  threshold_percent: high\nmemory:\n  memory_char_limit: -1\n")
+    done = cli(hermes_home, "config", "check")
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 3, done.stderr
+    assert any("threshold_percent" in e for e in errors) and any("memory_char_limit" in e for e in errors)
+    assert any("unknown context engine 'nope'" in e for e in errors)
+    assert "3 errors in" in done.stderr
+    data = json.loads(cli(hermes_home, "config", "check", "--json").stdout)
+    assert data["valid"] is False and len(data["errors"]) == 3
