@@ -72,7 +72,7 @@ def scratch_home(home: Path) -> Iterator[Path]:
             if (home / name).is_file():
                 shutil.copy2(home / name, scratch / name)
         if (home / "memories").is_dir():
-            shutil.copytree(home / "memories", scratch / "memories", ignore=shutil.ignore_patterns("*.lock", "*.tmp"))
+            shutil.copytree(home / "memories", scratch / "memories", ignore=_not_plain_files)
         for name in ("skills", "plugins"):
             if (home / name).is_dir():
                 (scratch / name).symlink_to(home / name, target_is_directory=True)
@@ -85,6 +85,23 @@ def scratch_home(home: Path) -> Iterator[Path]:
                 os.environ.pop("HERMES_HOME", None)
             else:
                 os.environ["HERMES_HOME"] = previous
+
+
+def _not_plain_files(directory: str, names: list[str]) -> set[str]:
+    """What the scratch copy leaves out: locks, temp files, and anything that is not a regular
+    file or a directory (copying a FIFO would hang; a link would be followed out of the home)."""
+    import stat
+
+    skipped = set(shutil.ignore_patterns("*.lock", "*.tmp")(directory, names))
+    for name in names:
+        try:
+            mode = os.lstat(os.path.join(directory, name)).st_mode
+        except OSError:
+            skipped.add(name)
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            skipped.add(name)
+    return skipped
 
 
 def replay_and_report(args: argparse.Namespace, transcript: Transcript, scratch: Path | None = None) -> int:

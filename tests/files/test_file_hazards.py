@@ -176,3 +176,12 @@ def test_fifo_as_the_migration_state_hangs_nothing(hermes_home: Path) -> None:
                           capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ,
                                                                                 "HERMES_HOME": str(hermes_home)})
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_replay_scratch_copy_skips_a_fifo_in_the_memory_dir(hermes_home: Path, tmp_path: Path) -> None:
+    os.mkfifo(memories(hermes_home) / "MEMORY.md")
+    (hermes_home / "memories" / "USER.md").write_text("Name: Ada\n")
+    transcript = tmp_path / "t.json"
+    transcript.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]))
+    done = cli(hermes_home, "replay", str(transcript))
+    assert done.returncode == 0, done.stderr
