@@ -144,9 +144,13 @@ def apply_config_migrations(home: Path, raw: dict[str, Any], migrations: Iterabl
 def _save(path: Path, migrated: dict[str, Any], additions: list[tuple[Path_, Any]], report: MigrationReport) -> None:
     if not additions:
         return  # every change was to an explicit value: the file stays as it is
-    from hermes_core.config.raw import load_raw_config
+    from hermes_core.config.raw import MAX_CONFIG_BYTES, load_raw_config
+    from hermes_core.text.files import read_bytes_file
 
-    original = path.read_bytes() if path.exists() else b""
+    try:
+        original = read_bytes_file(path, max_bytes=MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        original = b""
     text = original.decode("utf-8-sig")
     edited: str | None = text
     for key_path, value in additions:
