@@ -59,7 +59,8 @@ def _check_link(path: Path, follow_symlinks: bool, within: Path | None) -> None:
     target = os.readlink(path)
     if not follow_symlinks:
         raise FileRefused(path, f"a symbolic link (to {target}), which is not followed here",
-                          f"replace the link with a regular file (cp --remove-destination '{target}' '{path}')")
+                          f"remove the link (rm '{path}'), or if you made it, replace it with a copy of its "
+                          f"target (cp --remove-destination '{target}' '{path}')")
     resolved = Path(os.path.realpath(path))
     if not resolved.exists():
         raise FileRefused(path, f"a dangling symbolic link (to {target})", "remove it or point it at a file")
