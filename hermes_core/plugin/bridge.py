@@ -88,7 +88,8 @@ class Bridge:
             args = tuple(deep_copy(arg) for arg in args)
         fn = getattr(self.obj, method)
         if method == "update_model" and not _accepts(fn, 3):  # engines written before max_tokens
-            args = args[:2]
+            max_tokens, args = args[2], args[:2]
+            fn = _then_set(fn, self.obj, "max_tokens", max_tokens)  # the standard attribute, set after the call
         guard = self.guard
         if guard.bounded and method in BACKGROUND:
             guard.submit(hook, fn, *args)
@@ -124,6 +125,15 @@ class Bridge:
         if method == "get_status":
             return {"provider": self.name, **value} if self.prefix == MEMORY_PREFIX else value
         return value
+
+
+def _then_set(fn: Any, obj: Any, attr: str, value: Any) -> Any:
+    def call(*args: Any) -> Any:
+        result = fn(*args)
+        setattr(obj, attr, value)
+        return result
+
+    return call
 
 
 def _accepts(fn: Any, count: int) -> bool:

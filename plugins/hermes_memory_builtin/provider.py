@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.memory.base import MemoryProvider
+from hermes_core import MemoryProvider
 from hermes_memory_builtin.snapshot import build_snapshot
 from hermes_memory_builtin.store import MemoryStore
 

@@ -12,6 +12,7 @@ import pytest
 
 from hermes_core.plugin.listing import list_plugins
 from hermes_core.session.session import Session
+
 from .contract_sources import CALLS, HOOKS, SNEAKY, SNEAKY_WRAPPER, ordered_plugin, wrapping_plugin
 from .plugin_sources import PROVIDER
 
@@ -59,7 +60,9 @@ def test_tryfirst_first_trylast_last_and_wrappers_around_the_call(installed_dist
 def test_the_engine_and_provider_bridges_answer_inside_the_wrappers(installed_distribution, make_host):
     install_ordered(installed_distribution, wrappers=False)
     installed_distribution(
-        "hermes-wrap-new", entry_points={PLUGINS: {"wrap-new": "wrap_new"}}, modules={"wrap_new.py": wrapping_plugin("new")}
+        "hermes-wrap-new",
+        entry_points={PLUGINS: {"wrap-new": "wrap_new"}},
+        modules={"wrap_new.py": wrapping_plugin("new")},
     )
     host = make_host(load_entrypoints=True)
     impls = [i.plugin_name for i in host.pm.hook.hermes_memory_on_turn_start.get_hookimpls()]
@@ -111,7 +114,9 @@ def test_a_general_plugin_cannot_become_memory(installed_distribution, make_host
 def test_plugins_listing_marks_the_second_external_provider_refused(installed_distribution, hermes_home):
     installed_distribution(
         "hermes-memory-two",
-        entry_points={"hermes.memory_providers": {"alpha": "alpha_mem2:NotesProvider", "beta": "beta_mem2:NotesProvider"}},
+        entry_points={
+            "hermes.memory_providers": {"alpha": "alpha_mem2:NotesProvider", "beta": "beta_mem2:NotesProvider"}
+        },
         modules={
             "alpha_mem2.py": PROVIDER.replace("{name}", "alpha"),
             "beta_mem2.py": PROVIDER.replace("{name}", "beta"),
