@@ -82,7 +82,7 @@ class Candidate:
             return f"drop-in {self.target}"
         return f"{self.distribution} {self.version}".strip()
 
-    def blocked_by(self, disabled: set[str]) -> bool:
+    def blocked_by(self, disabled: set[str] | frozenset[str]) -> bool:
         """Disabled by its name or by its distribution's name."""
         return self.name in disabled or self.distribution in disabled
 

@@ -83,7 +83,7 @@ class PluginHost:
         self._module_origin: dict[str, str] = {}  # a general plugin's module -> its origin
         self._engine_classes: dict[str, type[ContextEngine] | Candidate] = dict(engines or {})
         self._provider_classes: dict[str, type[MemoryProvider] | Candidate] = dict(providers or {})
-        self._trusted: set[str] = set()  # names of hermes-core's own engine and provider
+        self._trusted: set[tuple[str, str]] = set()  # (kind, name) of hermes-core's own engine and provider
         self.summarizers = SummarizerTable(self.pm.hook, self.config, self._warn)
         self.engine: ContextEngine
         self._engine_bridge: Bridge
@@ -256,7 +256,7 @@ class PluginHost:
                 raise
             table[name] = cls
             if entry.builtin:
-                self._trusted.add((kind, name))  # type: ignore[arg-type]
+                self._trusted.add((kind, name))
         else:
             cls = entry
         key = (kind, name)

@@ -240,7 +240,7 @@ def check_sync_ordered(factory: ProviderFactory, opts: ConformanceOptions) -> li
         arrived.append((user, assistant))
         persist(user, assistant)
 
-    provider.sync_turn = recording_sync  # type: ignore[method-assign]
+    provider.sync_turn = recording_sync  # type: ignore[method-assign, assignment]
     pm = new_plugin_manager()
     bounds = Bounds()
     bridge = ProviderBridge(provider, Guard(f"{provider.name} (conformance)", bounds))
