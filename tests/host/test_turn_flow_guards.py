@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from hermes_core import ContextEngine
-from hermes_core.session.session import MAX_PREFLIGHT_PASSES, Session
+from hermes_core.session.session import Session
 
 
 class Dropping(ContextEngine):
@@ -40,7 +40,6 @@ class Dropping(ContextEngine):
 
 
 def test_preflight_runs_as_many_passes_as_needed(make_host: Any) -> None:
-    assert MAX_PREFLIGHT_PASSES == 3
     host = make_host(engines={"dropping": Dropping}, **{"context.engine": "dropping"})
     session = Session(host, close_host=False)
     for i in range(4):
