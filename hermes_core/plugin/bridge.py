@@ -20,7 +20,7 @@ import logging
 from typing import Any, ClassVar
 
 from hermes_core import hookspecs
-from hermes_core.guard import Guard, deep_copy
+from hermes_core.guard import Guard, deep_copy, real_interrupt
 from hermes_core.hookspecs import hookimpl
 from hermes_core.records import CompactionResult
 
@@ -35,6 +35,11 @@ BACKGROUND = frozenset({"sync_turn", "queue_prefetch", "on_session_end", "shutdo
 ORDERED = frozenset({"initialize", "system_prompt_block"})
 #: Inputs copied even for hermes-core's own objects: rare calls whose lists are the history.
 ALWAYS_COPY = frozenset({"compress", "on_pre_compress", "on_session_end"})
+#: Calls of hermes-core's own objects that need nothing but isolation (the hot path of a turn).
+_INLINE = frozenset(
+    {"update_from_response", "should_compress", "should_compress_preflight", "on_turn_start", "prefetch",
+     "sync_turn", "queue_prefetch", "get_status", "system_prompt_block", "initialize", "on_delegation"}
+)
 #: What a result must be; anything else is refused with a warning naming the plugin.
 EXPECTED: dict[str, tuple[type, ...]] = {
     "prefetch": (str,),
@@ -81,6 +86,15 @@ class Bridge:
         return str(getattr(self.obj, "name", type(self.obj).__name__))
 
     def _call(self, method: str, args: tuple[Any, ...]) -> Any:
+        if self.trusted and method in _INLINE:  # hermes-core's own objects: isolated, no copy, no thread
+            try:
+                value = getattr(self.obj, method)(*args)
+            except BaseException as exc:
+                if real_interrupt(exc):
+                    raise
+                self.guard.failed(self.prefix + method, f"{type(exc).__name__}: {exc}", exc)
+                return None
+            return None if method in self._void else self._checked(method, value)
         hook = self.prefix + method
         if method == "handle_tool_call" and args[0] not in self.tools:
             return None  # not this object's tool: the owner answers (firstresult)
