@@ -421,7 +421,9 @@ class PluginHost:
         for schema in bridge.offered:
             name = schema.get("name")
             if not name or name in taken:
-                self._warn(f"engine tool {name!r} is missing a name or shadows another tool; ignored")
+                message = f"engine tool {name!r} is missing a name or shadows another tool; ignored"
+                if message not in self.warnings:  # the tool list is rebuilt after every compaction
+                    self._warn(message)
                 continue
             taken.add(name)
             owned.add(name)

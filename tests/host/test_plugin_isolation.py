@@ -122,6 +122,7 @@ def chat(session: Session, n: int, text: str = "question") -> None:
         session.add_response(f"answer {i}: " + "more " * 150, {"prompt_tokens": 50})
 
 
+@pytest.mark.slow
 def test_hanging_hooks_cost_their_bound_once_and_leak_no_threads(bad_host, caplog):
     hung = ["on_turn_start", "prefetch", "on_pre_compress", "on_memory_write", "handle_tool_call"]
     host = bad_host(hang=hung)
@@ -142,6 +143,7 @@ def test_hanging_hooks_cost_their_bound_once_and_leak_no_threads(bad_host, caplo
     session.close()
 
 
+@pytest.mark.slow
 def test_is_available_that_hangs_skips_the_provider_within_its_bound(bad_host):
     started = time.monotonic()
     host = bad_host(hang=["is_available"])
