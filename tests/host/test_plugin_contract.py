@@ -141,3 +141,18 @@ def test_registering_the_same_plugin_twice_is_an_error_naming_both(installed_dis
     assert "twice-a" in message and "hermes-twice-a 1.0" in message
     assert "twice-b" in message and "hermes-twice-b 2.0" in message
     assert "already registered" in message
+
+
+def test_make_host_has_the_built_in_prompt_sections(make_host):
+    host = make_host()
+    assert "plugin:prompt" in dict(host.pm.list_name_plugin())
+    session = Session(host, close_host=False)
+    assert session.system_prompt.strip()  # identity, guidance, memory snapshot: not empty
+    session.close()
+
+
+def test_the_public_api_names_the_contract_types():
+    import hermes_core
+
+    for name in ("CompactionResult", "TurnReport", "ContextEngine", "MemoryProvider", "PluginContext", "hookimpl"):
+        assert name in hermes_core.__all__ and getattr(hermes_core, name) is not None
