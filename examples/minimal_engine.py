@@ -41,23 +41,23 @@ class KeepRecent(ContextEngine):
         return tokens >= self.threshold_tokens > 0
 
     def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
-                 focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
+                 focus_topic: str | None = None, force: bool = False) -> Any:
         tokens = current_tokens if current_tokens is not None else estimate_messages_tokens(messages)
         if not force and tokens + self.request_overhead_tokens < self.threshold_tokens:
             return messages  # below the threshold: unchanged (the conformance suite checks this)
         head = messages[:1] if messages and messages[0].get("role") == "system" else []
         last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
         if last_user is None:
-            return messages
+            return self.result(messages, note="no user message to keep: nothing dropped")
         budget = self.threshold_tokens // 2 - self.request_overhead_tokens
         start = last_user  # the newest user message, verbatim, and what follows it
         while start > len(head) and estimate_messages_tokens([*head, *messages[start - 1:]]) <= budget:
             start -= 1
         while start > len(head) and messages[start].get("role") != "user":
             start -= 1  # a kept tail starts at a user message, so roles stay in order
-        kept = [*head, *messages[start:]]
+        kept = sanitize_tool_pairs([*head, *messages[start:]])  # no tool result without its call, and the reverse
         self.compression_count += 1
-        return sanitize_tool_pairs(kept)  # no tool result without its call, and the reverse
+        return self.result(kept, note=f"dropped {len(messages) - len(kept)} older messages, no summary")
 
 
 def main() -> int:
