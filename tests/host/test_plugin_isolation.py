@@ -284,3 +284,26 @@ def test_an_observer_of_background_hooks_runs_in_order_off_the_turn(installed_di
     while len(seen) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [s.split(":")[0] for s in seen] == ["question 0", "question 1", "question 2", "question 3"]
+
+
+class SlowFlusher(NestedEditor):
+    """An engine whose session end takes a while (an LCM-like store flushing the last turn)."""
+
+    flushed: list[int] = []
+
+    @property
+    def name(self) -> str:
+        return "flusher"
+
+    def on_session_end(self, session_id, messages):  # type: ignore[no-untyped-def]
+        time.sleep(0.3)
+        SlowFlusher.flushed.append(len(messages))
+
+
+def test_an_engines_session_end_is_waited_for_not_queued(make_host):
+    """Only providers have ordered background workers: an engine's session end must have run
+    when the host returns, or the last turn of a lossless store is lost at close."""
+    SlowFlusher.flushed.clear()
+    host = make_host(engines={"flusher": SlowFlusher}, **{"context.engine": "flusher"})
+    host.on_session_end("s", [{"role": "user", "content": "hi"}])
+    assert SlowFlusher.flushed == [1]
