@@ -10,7 +10,7 @@ import json
 import logging
 import threading
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -289,7 +289,7 @@ def test_an_observer_of_background_hooks_runs_in_order_off_the_turn(installed_di
 class SlowFlusher(NestedEditor):
     """An engine whose session end takes a while (an LCM-like store flushing the last turn)."""
 
-    flushed: list[int] = []
+    flushed: ClassVar[list[int]] = []
 
     @property
     def name(self) -> str:
