@@ -16,9 +16,10 @@ from hermes_context_lcm.settings import LCMSettings
 from hermes_core.config import HermesConfig
 from hermes_core.plugin_context import PluginContext
 from hermes_core.summary_client import DeterministicSummarizer
+from hermes_core.testing.engine_conformance import corpus_dir
 from hermes_core.transcripts import load_transcript
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "transcripts"
+CORPUS = corpus_dir(Path(__file__).resolve()) or Path(__file__).resolve().parents[4] / "shared/corpus/transcripts"
 
 
 @pytest.fixture(scope="session")
