@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypeVar
 
 from hermes_context_lcm import codec
 from hermes_context_lcm.textindex import coarse_text, parts_text, query_forms
-from hermes_core.messages import text_of
-from hermes_core.tokens import estimate_message_tokens
+from hermes_core.text.messages import text_of
+from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
     from hermes_context_lcm.dag import NewSummary
