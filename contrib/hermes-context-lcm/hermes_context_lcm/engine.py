@@ -664,9 +664,11 @@ class LCMEngine(ContextEngine):
                       unstored_backlog=len(self._backlog), fallback_compactions=self.fallback_compactions,
                       last_compaction=self.last_compaction, last_compaction_calls=self.last_compaction_calls)
         health: dict[str, Any] = {}
+        opened = self._store is not None or self.ctx.extras.get("lcm_store") is not None
         try:
-            status.update(self.store.stats(self.session_id or None))
-            health = self.store.health()
+            if opened or self.scratch or self.db_path.exists():  # a status never creates the file
+                status.update(self.store.stats(self.session_id or None))
+                health = self.store.health()
         except Exception as exc:
             status["store_error"] = status["store_error"] or str(exc)
         if status["store_error"] or UNSTORED in self._ids:
@@ -679,7 +681,10 @@ class LCMEngine(ContextEngine):
             state, summary = "ok", f"LCM store {self.db_path}: ok"
         if self._backlog:
             summary += f"; {len(self._backlog)} message(s) held in memory until the store recovers"
-        status.update(state=state, summary=summary, store_health=health)
+        fix = {"ok": "", "degraded": "nothing is lost from the new store; inspect or delete the file moved aside",
+               "unavailable": f"check that {self.db_path.parent} is writable and has free space; the turn goes on "
+                              "and messages are stored when it recovers"}[state]
+        status.update(state=state, summary=summary, fix=fix, store_health=health)
         return status
 
     # -- tools ------------------------------------------------------------------------------

@@ -127,7 +127,8 @@ class StoreError(Exception):
 
 def error_kind(exc: BaseException) -> str:
     text = str(exc).lower()
-    if "not a database" in text or "malformed" in text or "file is encrypted" in text or "corrupt" in text:
+    if any(sign in text for sign in ("not a database", "malformed", "file is encrypted", "corrupt",
+                                     "vtable constructor failed", "disk image")):
         return "corrupt"
     if "locked" in text or "busy" in text:
         return "busy"
@@ -438,11 +439,12 @@ class SQLiteStore:
         self.generation += 1
         self._reset_positions()
         self._open()
+        raise StoreError(f"{self.path} {what} while open; a new store was started: store the context again", "gone")
 
     def _recover(self, exc: BaseException) -> None:
         """After a failed statement: if the file is damaged, move it aside and start anew."""
         kind = error_kind(exc)
-        if kind != "corrupt" and kind != "other":
+        if kind not in ("corrupt", "other") or (isinstance(exc, StoreError) and exc.kind == "gone"):
             return
         if kind == "other":
             try:
@@ -840,10 +842,15 @@ class SQLiteStore:
 
     def health(self) -> dict[str, Any]:
         """``{"state", "summary", "events"}``: ok, degraded (recovered from something), unavailable."""
+        aside = sorted(Path(self.path).parent.glob(f"{Path(self.path).name}.corrupt-*[0-9]")) \
+            if self.path != ":memory:" else []
         if self.last_error:
             state, summary = "unavailable", f"LCM store error: {self.last_error}"
         elif self.events:
             state, summary = "degraded", f"LCM store recovered: {self.events[-1]['message']}"
+        elif aside:
+            state, summary = "degraded", (f"LCM store {self.path}: ok; {len(aside)} damaged database(s) were moved "
+                                          f"aside earlier, newest {aside[-1]}")
         else:
             state, summary = "ok", f"LCM store {self.path}: ok"
         return {"state": state, "summary": summary, "events": list(self.events)}
@@ -869,19 +876,23 @@ def _tighten(path: Path) -> None:
 
 def _private_file(path: Path) -> None:
     """Create ``path`` (and missing parent directories) owner-only before SQLite opens it."""
-    missing = []
-    parent = path.parent
-    while not parent.exists():
-        missing.append(parent)
-        parent = parent.parent
-    for directory in reversed(missing):
-        directory.mkdir(mode=0o700, exist_ok=True)
+    private_dir(path.parent)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         _tighten(path)
     else:
         os.close(fd)
+
+
+def private_dir(directory: Path) -> None:
+    """Create ``directory`` and its missing parents as 0700 (existing ones are left alone)."""
+    missing = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for new in reversed(missing):
+        new.mkdir(mode=0o700, exist_ok=True)
 
 
 def quarantine(path: Path) -> Path:
