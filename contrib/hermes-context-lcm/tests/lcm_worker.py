@@ -68,8 +68,9 @@ def main() -> int:
         from hermes_core.config.models import HermesConfig
         from hermes_core.plugin.context import PluginContext
     except ImportError:  # older layout
-        from hermes_core.config import HermesConfig  # type: ignore[no-redef]
         from hermes_core.plugin_context import PluginContext  # type: ignore[no-redef]
+
+        from hermes_core.config import HermesConfig  # type: ignore[no-redef]
     try:
         from hermes_core.apps.transcripts import load_transcript
     except ImportError:
