@@ -10,8 +10,6 @@ import json
 import os
 import sqlite3
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,44 +18,6 @@ from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.store import SQLiteStore, StoreError
 
 from hermes_core.text.messages import api_problems
-
-SESSION = r"""
-import json, sys
-from pathlib import Path
-from hermes_context_lcm.engine import LCMEngine
-try:
-    from hermes_core.config.models import HermesConfig
-    from hermes_core.plugin.context import PluginContext
-except ImportError:
-    from hermes_core.config import HermesConfig
-    from hermes_core.plugin_context import PluginContext
-home, session, turns = sys.argv[1], sys.argv[2], int(sys.argv[3])
-config = HermesConfig.model_validate({"model": {"context_length": 4000}})
-engine = LCMEngine(PluginContext(home=Path(home), config=config))
-engine.on_session_start(session)
-live = [{"role": "system", "content": "system prompt"}]
-for i in range(turns):
-    live.append({"role": "user", "content": f"{session} question {i} about the zebrafish gene " + "words " * 40})
-    live.append({"role": "assistant", "content": f"{session} answer {i} " + "text " * 40})
-    if engine.should_compress_preflight(live):
-        live = engine.compress(live)
-grep = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "zebrafish", "scope": "session"}))
-status = engine.get_status()
-print(json.dumps({"grep": grep, "state": status.get("state"), "store_error": status.get("store_error"),
-                  "events": status.get("store_events", []), "summary": status.get("summary"),
-                  "stored": engine.store.session_size(engine.session_id), "compactions": engine.compression_count}))
-engine.close()
-"""
-
-
-def run_session(home: Path, session: str, turns: int) -> dict[str, Any]:
-    env = dict(os.environ)
-    if os.environ.get("LCM_WORKER_PYTHONPATH"):
-        env["PYTHONPATH"] = os.environ["LCM_WORKER_PYTHONPATH"]
-    done = subprocess.run([sys.executable, "-c", SESSION, str(home), session, str(turns)], capture_output=True,
-                          text=True, timeout=120, env=env)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def damage_pages(path: Path, share: float = 0.5) -> None:
@@ -72,7 +32,7 @@ def damage_pages(path: Path, share: float = 0.5) -> None:
             fh.write(bytes([(n * 37 + k) % 251 for k in range(page)]))
 
 
-def test_damaged_pages_are_moved_aside_and_a_later_session_works(tmp_path: Path) -> None:
+def test_damaged_pages_are_moved_aside_and_a_later_session_works(tmp_path: Path, run_session: Any) -> None:
     first = run_session(tmp_path, "before", 120)
     assert first["stored"] > 200 and first["grep"]["count"] > 0
     db = tmp_path / "lcm.db"
