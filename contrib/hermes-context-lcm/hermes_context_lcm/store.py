@@ -16,12 +16,12 @@ history) stores nothing twice, while the same text said twice in a conversation 
 different predecessor) stays two messages.
 
 **Search.** The full-text index is contentless (the text lives once, in ``messages``) with
-three columns: ``meta`` (a session and a role token), ``body`` and ``parts`` (see
-:mod:`hermes_context_lcm.textindex`). It is filled in batches (an FTS5 commit costs far more
-than the rows it adds): a turn's messages are durable when ``append`` returns, and a search
-first indexes what is pending. Results are ranked by BM25 within blocks of the newest
-``RANK_BLOCK`` matches, newest first on ties: a rare word's hits are ranked all together,
-a common word costs no more than one block.
+two columns: ``meta`` (a session and a role token) and ``body`` (the text's coarse form,
+then the fine parts of its identifiers: see :mod:`hermes_context_lcm.textindex`). It is
+filled in batches (an FTS5 commit costs far more than the rows it adds): a turn's messages are durable when ``append`` returns, and a search
+first indexes what is pending. A query with up to ``RANK_LIMIT`` matches in scope is ranked
+by BM25 (equal scores newest first); a more common one comes newest first, so it costs a
+bounded probe, never a score for each of its thousands of matches.
 
 **Failures.** A damaged file (found by a cheap check at open, or by any later error that
 says so) is moved aside to ``lcm.db.corrupt-<time>`` and a new store started; a file deleted
@@ -57,9 +57,8 @@ log = logging.getLogger("hermes_context_lcm")
 
 Message = dict[str, Any]
 T = TypeVar("T")
-SCHEMA_VERSION = 3  # 2 added layouts; 3 added message identity and the body/parts index
-RANK_BLOCK = 400  # matches ranked together (newest first in blocks); a rare word fits one block
-RARE_PROBE = 200  # a session search first looks at this many newest global matches
+SCHEMA_VERSION = 3  # 2 added layouts; 3 added message identity and the finer index text
+RANK_LIMIT = 200  # a query with up to this many matches is ranked by BM25; one with more, newest first
 Durability = Literal["normal", "full"]
 
 SCHEMA = """
@@ -76,7 +75,7 @@ CREATE TABLE IF NOT EXISTS messages (
     UNIQUE (session_id, seq)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS messages_ident ON messages (ident);
-CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(meta, body, parts, content='', columnsize=0);
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(meta, body, content='', columnsize=0);
 CREATE TABLE IF NOT EXISTS summaries (
     id INTEGER PRIMARY KEY,
     session_id TEXT NOT NULL,
@@ -94,22 +93,22 @@ CREATE TABLE IF NOT EXISTS summaries (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS summaries_roots ON summaries (session_id, parent_id, id);
-CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(meta, body, parts, content='', columnsize=0);
+CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(meta, body, content='', columnsize=0);
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS layouts (session_id TEXT PRIMARY KEY, layout TEXT NOT NULL, upto INTEGER NOT NULL);
 INSERT OR IGNORE INTO state (key, value) VALUES ('fts_upto', 0);
 """
 
-#: From schema 2: identity column, and both indexes rebuilt with the body/parts columns
+#: From schema 2: identity column, and both indexes rebuilt with the new body text
 #: (messages are re-indexed lazily by the next search; summaries here).
 MIGRATE_2_TO_3 = """
 ALTER TABLE messages ADD COLUMN ident BLOB;
 CREATE UNIQUE INDEX IF NOT EXISTS messages_ident ON messages (ident);
 DROP TABLE IF EXISTS messages_fts;
-CREATE VIRTUAL TABLE messages_fts USING fts5(meta, body, parts, content='', columnsize=0);
+CREATE VIRTUAL TABLE messages_fts USING fts5(meta, body, content='', columnsize=0);
 UPDATE state SET value = 0 WHERE key = 'fts_upto';
 DROP TABLE IF EXISTS summaries_fts;
-CREATE VIRTUAL TABLE summaries_fts USING fts5(meta, body, parts, content='', columnsize=0);
+CREATE VIRTUAL TABLE summaries_fts USING fts5(meta, body, content='', columnsize=0);
 """
 
 class StoreError(Exception):
@@ -161,6 +160,9 @@ class StoredMessage(NamedTuple):
 
     def text(self) -> str:
         """The searchable text: content plus tool-call names and arguments."""
+        if isinstance(self.content, str) and len(self.meta) < 48 and self.meta.endswith('"content": null}') and (
+                self.meta.count('"') == 6):  # {"role": "...", "content": null}: the text is the content
+            return self.content
         return search_text(self.message())
 
 
@@ -281,9 +283,11 @@ def _fts_phrase(tokens: str, prefix: bool) -> str:
 
 
 def term_expression(term: Term) -> str:
-    """One term as FTS5: its coarse form in ``body`` or its fine form in ``parts``."""
+    """One term as FTS5: its coarse form, or its fine form (identifier parts) when that differs."""
     coarse, fine = query_forms(term.text)
-    return f"(body : {_fts_phrase(coarse, term.prefix)} OR parts : {_fts_phrase(fine, term.prefix)})"
+    if coarse == fine:
+        return f"body : {_fts_phrase(coarse, term.prefix)}"
+    return f"(body : {_fts_phrase(coarse, term.prefix)} OR body : {_fts_phrase(fine, term.prefix)})"
 
 
 def fts_match(query: TextQuery, meta_tokens: Sequence[str] = ()) -> str:
@@ -300,9 +304,12 @@ def fts_match(query: TextQuery, meta_tokens: Sequence[str] = ()) -> str:
     return match
 
 
-def _index_row(rowid: int, meta: str, text: str) -> tuple[int, str, str, str]:
+def _index_row(rowid: int, meta: str, text: str) -> tuple[int, str, str]:
+    """What the index holds of a text: its coarse form, then the fine parts of its identifiers
+    (one column, so a query term costs one phrase lookup, two only when its forms differ)."""
     text = codec.storable_text(text)
-    return rowid, meta, coarse_text(text), parts_text(text)
+    parts = parts_text(text)
+    return rowid, meta, f"{coarse_text(text)}\n{parts}" if parts else coarse_text(text)
 
 
 class SQLiteStore:
@@ -396,7 +403,7 @@ class SQLiteStore:
                 for statement in filter(str.strip, MIGRATE_2_TO_3.split(";")):
                     conn.execute(statement)
                 rows = conn.execute("SELECT id, session_id, depth, content, hint FROM summaries").fetchall()
-                conn.executemany("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
+                conn.executemany("INSERT INTO summaries_fts (rowid, meta, body) VALUES (?, ?, ?)",
                                  [_index_row(i, f"{session_token(sid)} d{d}", f"{c}\n{h}") for i, sid, d, c, h in rows])
             elif version < SCHEMA_VERSION:
                 for statement in filter(str.strip, SCHEMA.split(";")):
@@ -634,7 +641,7 @@ class SQLiteStore:
             f"SELECT {self._COLUMNS} FROM messages WHERE id > ? AND id <= ? ORDER BY id", (upto, last_id)
         ).fetchall()
         conn.executemany(
-            "INSERT INTO messages_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
+            "INSERT INTO messages_fts (rowid, meta, body) VALUES (?, ?, ?)",
             [_index_row(m.id, f"{session_token(m.session_id)} {role_token(m.role)}", m.text())
              for m in map(StoredMessage._make, rows)],
         )
@@ -642,8 +649,12 @@ class SQLiteStore:
         return last_id
 
     def flush_index(self) -> None:
-        """Index every stored message now (searches call this first)."""
+        """Index every stored message now (searches call this first; a no-op when nothing
+        waits, known without a read when no other connection wrote since)."""
         def flush() -> None:
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._version and self._fts_upto >= self._next_id - 1:
+                return
             last_id = self.conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
             upto = self.conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
             if last_id <= upto:
@@ -693,45 +704,50 @@ class SQLiteStore:
 
     def search_messages(self, query: TextQuery, *, session_id: str | None = None, role: str | None = None,
                         limit: int = 10, offset: int = 0) -> list[int]:
-        """Ids of matching messages: BM25 within blocks of the newest matches, newest first on ties."""
+        """Ids of matching messages: BM25 when the query has up to ``RANK_LIMIT`` matches in
+        scope (equal scores newest first), newest first when it has more."""
         self.flush_index()
+        match = fts_match(query)
         if session_id is not None:
-            rare = self._rare_in_session(query, session_id, role)
+            rare = self._rare_in_session(match, session_id, role)
             if rare is not None:
                 return rare[offset : offset + limit]
         tokens = ([session_token(session_id)] if session_id is not None else []) + (
             [role_token(role)] if role else [])
         return self._ranked("messages_fts", fts_match(query, tokens), limit, offset)
 
-    def _rare_in_session(self, query: TextQuery, session_id: str, role: str | None) -> list[int] | None:
-        """A word with few matches in the whole store: filter those by session (cost ∝ matches,
-        not session size). None when the word is common (then the session token is cheaper)."""
-        sql = (f"SELECT f.rowid, f.score FROM (SELECT rowid, bm25(messages_fts, 0.0, 1.0, 0.5) AS score "
-               f"FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT {RARE_PROBE + 1}) f "
-               "JOIN messages m ON m.id = f.rowid WHERE m.session_id = ?" + (" AND m.role = ?" if role else ""))
-        params: tuple[Any, ...] = (fts_match(query), session_id, *((role,) if role else ()))
-        rows = self._search(sql, params)
-        probe = self._search(f"SELECT count(*) FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? "
-                             f"ORDER BY rowid DESC LIMIT {RARE_PROBE + 1})", (params[0],))[0][0]
-        if probe > RARE_PROBE:
+    def _rare_in_session(self, match: str, session_id: str, role: str | None) -> list[int] | None:
+        """A query with few matches in the whole store: filter those by session (cost ∝ matches,
+        not session size). None when it has more (then the session token is cheaper)."""
+        rows = self._search(
+            "SELECT f.rowid, m.session_id = ?" + (" AND m.role = ?" if role else "") + " FROM (SELECT rowid FROM "
+            f"messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}) f "
+            "JOIN messages m ON m.id = f.rowid", (session_id, *((role,) if role else ()), match))
+        if len(rows) > RANK_LIMIT:
             return None
-        return [rowid for rowid, _ in sorted(rows, key=lambda r: (r[1], -r[0]))]
+        hits = {rowid for rowid, here in rows if here}
+        if len(hits) <= 1:
+            return sorted(hits, reverse=True)
+        return [rowid for rowid in self._by_relevance("messages_fts", match) if rowid in hits]
+
+    def _by_relevance(self, table: str, match: str) -> list[int]:
+        """All matches of ``match`` (there are at most ``RANK_LIMIT``) by BM25, newest first on ties."""
+        rows = self._search(f"SELECT rowid, bm25({table}, 0.0, 1.0) FROM {table} WHERE {table} MATCH ? "
+                            f"ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}", (match,))
+        return [r[0] for r in sorted(rows, key=lambda r: (r[1], -r[0]))]
 
     def _ranked(self, table: str, match: str, limit: int, offset: int) -> list[int]:
-        weights = "0.0, 1.0, 0.5"
-        out: list[int] = []
-        block = offset // RANK_BLOCK
-        skip = offset - block * RANK_BLOCK
-        while len(out) < limit:
-            rows = self._search(
-                f"SELECT rowid, bm25({table}, {weights}) FROM {table} WHERE {table} MATCH ? "
-                f"ORDER BY rowid DESC LIMIT {RANK_BLOCK} OFFSET {block * RANK_BLOCK}", (match,))
-            ranked = [r[0] for r in sorted(rows, key=lambda r: (r[1], -r[0]))]
-            out.extend(ranked[skip : skip + limit - len(out)])
-            if len(rows) < RANK_BLOCK:
-                break
-            block, skip = block + 1, 0
-        return out
+        """One page: a cheap probe of the newest ``RANK_LIMIT + 1`` matches decides the order."""
+        probe = self._search(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
+                             f"LIMIT {RANK_LIMIT + 1}", (match,))
+        if len(probe) <= RANK_LIMIT:
+            ranked = self._by_relevance(table, match) if len(probe) > 1 else [r[0] for r in probe]
+            return ranked[offset : offset + limit]
+        if offset + limit <= len(probe):
+            return [r[0] for r in probe[offset : offset + limit]]
+        rows = self._search(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
+                            "LIMIT ? OFFSET ?", (match, limit, offset))
+        return [r[0] for r in rows]
 
     def _search(self, sql: str, params: Sequence[Any]) -> list[Any]:
         def run() -> list[Any]:
@@ -770,7 +786,7 @@ class SQLiteStore:
                      summary.last_message, summary.message_count, time.time()),
                 )
                 sid = int(cur.lastrowid or 0)
-                conn.execute("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
+                conn.execute("INSERT INTO summaries_fts (rowid, meta, body) VALUES (?, ?, ?)",
                              _index_row(sid, f"{session_token(summary.session_id)} d{summary.depth}",
                                         f"{content}\n{hint}"))
                 if children:
