@@ -16,10 +16,10 @@ history) stores nothing twice, while the same text said twice in a conversation 
 different predecessor) stays two messages.
 
 **Search.** The full-text index is contentless (the text lives once, in ``messages``) with
-two columns: ``meta`` (a session and a role token) and ``body`` (the text's coarse form,
-then the fine parts of its identifiers: see :mod:`hermes_context_lcm.textindex`). It is
-filled in batches (an FTS5 commit costs far more than the rows it adds): a turn's messages are durable when ``append`` returns, and a search
-first indexes what is pending. A query with up to ``RANK_LIMIT`` matches in scope is ranked
+three columns: ``meta`` (a session and a role token), ``body`` (the text's coarse form) and
+``parts`` (the parts of its identifiers and their pairs; see :mod:`hermes_context_lcm.textindex`).
+It is filled in batches (an FTS5 commit costs far more than the rows it adds): a turn's
+messages are durable when ``append`` returns, and a search first indexes what is pending. A query with up to ``RANK_LIMIT`` matches in scope is ranked
 by BM25 (equal scores newest first); a more common one comes newest first, so it costs a
 bounded probe, never a score for each of its thousands of matches.
 
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypeVar
 
 from hermes_context_lcm import codec
-from hermes_context_lcm.textindex import coarse_text, parts_text, query_forms
+from hermes_context_lcm.textindex import coarse_text, parts_text, query_forms, single_run_pairs
 from hermes_core.text.messages import text_of
 from hermes_core.text.tokens import estimate_message_tokens
 
@@ -75,7 +75,7 @@ CREATE TABLE IF NOT EXISTS messages (
     UNIQUE (session_id, seq)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS messages_ident ON messages (ident);
-CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(meta, body, content='', columnsize=0);
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(meta, body, parts, content='', columnsize=0);
 CREATE TABLE IF NOT EXISTS summaries (
     id INTEGER PRIMARY KEY,
     session_id TEXT NOT NULL,
@@ -93,7 +93,7 @@ CREATE TABLE IF NOT EXISTS summaries (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS summaries_roots ON summaries (session_id, parent_id, id);
-CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(meta, body, content='', columnsize=0);
+CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(meta, body, parts, content='', columnsize=0);
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS layouts (session_id TEXT PRIMARY KEY, layout TEXT NOT NULL, upto INTEGER NOT NULL);
 INSERT OR IGNORE INTO state (key, value) VALUES ('fts_upto', 0);
@@ -105,10 +105,10 @@ MIGRATE_2_TO_3 = """
 ALTER TABLE messages ADD COLUMN ident BLOB;
 CREATE UNIQUE INDEX IF NOT EXISTS messages_ident ON messages (ident);
 DROP TABLE IF EXISTS messages_fts;
-CREATE VIRTUAL TABLE messages_fts USING fts5(meta, body, content='', columnsize=0);
+CREATE VIRTUAL TABLE messages_fts USING fts5(meta, body, parts, content='', columnsize=0);
 UPDATE state SET value = 0 WHERE key = 'fts_upto';
 DROP TABLE IF EXISTS summaries_fts;
-CREATE VIRTUAL TABLE summaries_fts USING fts5(meta, body, content='', columnsize=0);
+CREATE VIRTUAL TABLE summaries_fts USING fts5(meta, body, parts, content='', columnsize=0);
 """
 
 class StoreError(Exception):
@@ -283,11 +283,21 @@ def _fts_phrase(tokens: str, prefix: bool) -> str:
 
 
 def term_expression(term: Term) -> str:
-    """One term as FTS5: its coarse form, or its fine form (identifier parts) when that differs."""
+    """One term as FTS5.
+
+    * one identifier-like run of several parts (``getUserName``, ``1.2.3``, ``max_retry``):
+      its pair tokens in ``parts`` (plus the whole word in ``body`` when it is one token);
+    * otherwise its coarse form over ``body`` and ``parts`` (one pass over each token's list),
+      or, when its fine form differs, coarse in ``body`` or fine in ``parts``.
+    """
     coarse, fine = query_forms(term.text)
+    pairs = single_run_pairs(term.text)
+    if pairs:
+        by_pairs = f"parts : {_fts_phrase(pairs, term.prefix)}"
+        return by_pairs if " " in coarse else f"(body : {_fts_phrase(coarse, term.prefix)} OR {by_pairs})"
     if coarse == fine:
-        return f"body : {_fts_phrase(coarse, term.prefix)}"
-    return f"(body : {_fts_phrase(coarse, term.prefix)} OR body : {_fts_phrase(fine, term.prefix)})"
+        return f"{{body parts}} : {_fts_phrase(coarse, term.prefix)}"
+    return f"(body : {_fts_phrase(coarse, term.prefix)} OR parts : {_fts_phrase(fine, term.prefix)})"
 
 
 def fts_match(query: TextQuery, meta_tokens: Sequence[str] = ()) -> str:
@@ -304,12 +314,10 @@ def fts_match(query: TextQuery, meta_tokens: Sequence[str] = ()) -> str:
     return match
 
 
-def _index_row(rowid: int, meta: str, text: str) -> tuple[int, str, str]:
-    """What the index holds of a text: its coarse form, then the fine parts of its identifiers
-    (one column, so a query term costs one phrase lookup, two only when its forms differ)."""
+def _index_row(rowid: int, meta: str, text: str) -> tuple[int, str, str, str]:
+    """What the index holds of a text: its coarse form, and the fine parts of its identifiers."""
     text = codec.storable_text(text)
-    parts = parts_text(text)
-    return rowid, meta, f"{coarse_text(text)}\n{parts}" if parts else coarse_text(text)
+    return rowid, meta, coarse_text(text), parts_text(text)
 
 
 class SQLiteStore:
@@ -327,6 +335,7 @@ class SQLiteStore:
         self.last_error = ""
         self._lock = threading.RLock()
         self._file_id: tuple[int, int] | None = None
+        self._probe_size = 0
         self._closed = False
         self._reset_positions()
         try:
@@ -403,7 +412,7 @@ class SQLiteStore:
                 for statement in filter(str.strip, MIGRATE_2_TO_3.split(";")):
                     conn.execute(statement)
                 rows = conn.execute("SELECT id, session_id, depth, content, hint FROM summaries").fetchall()
-                conn.executemany("INSERT INTO summaries_fts (rowid, meta, body) VALUES (?, ?, ?)",
+                conn.executemany("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
                                  [_index_row(i, f"{session_token(sid)} d{d}", f"{c}\n{h}") for i, sid, d, c, h in rows])
             elif version < SCHEMA_VERSION:
                 for statement in filter(str.strip, SCHEMA.split(";")):
@@ -641,7 +650,7 @@ class SQLiteStore:
             f"SELECT {self._COLUMNS} FROM messages WHERE id > ? AND id <= ? ORDER BY id", (upto, last_id)
         ).fetchall()
         conn.executemany(
-            "INSERT INTO messages_fts (rowid, meta, body) VALUES (?, ?, ?)",
+            "INSERT INTO messages_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
             [_index_row(m.id, f"{session_token(m.session_id)} {role_token(m.role)}", m.text())
              for m in map(StoredMessage._make, rows)],
         )
@@ -707,44 +716,66 @@ class SQLiteStore:
         """Ids of matching messages: BM25 when the query has up to ``RANK_LIMIT`` matches in
         scope (equal scores newest first), newest first when it has more."""
         self.flush_index()
-        match = fts_match(query)
         if session_id is not None:
-            rare = self._rare_in_session(match, session_id, role)
-            if rare is not None:
-                return rare[offset : offset + limit]
-        tokens = ([session_token(session_id)] if session_id is not None else []) + (
-            [role_token(role)] if role else [])
-        return self._ranked("messages_fts", fts_match(query, tokens), limit, offset)
+            return self._in_session(query, session_id, role, limit, offset)
+        return self._ranked("messages_fts", query, [role_token(role)] if role else [], limit, offset)
 
-    def _rare_in_session(self, match: str, session_id: str, role: str | None) -> list[int] | None:
-        """A query with few matches in the whole store: filter those by session (cost ∝ matches,
-        not session size). None when it has more (then the session token is cheaper)."""
-        rows = self._search(
-            "SELECT f.rowid, m.session_id = ?" + (" AND m.role = ?" if role else "") + " FROM (SELECT rowid FROM "
-            f"messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}) f "
-            "JOIN messages m ON m.id = f.rowid", (session_id, *((role,) if role else ()), match))
-        if len(rows) > RANK_LIMIT:
-            return None
-        hits = {rowid for rowid, here in rows if here}
-        if len(hits) <= 1:
-            return sorted(hits, reverse=True)
-        return [rowid for rowid in self._by_relevance("messages_fts", match) if rowid in hits]
+    def _in_session(self, query: TextQuery, session_id: str, role: str | None, limit: int,
+                    offset: int) -> list[int]:
+        """A session's matches, found within the session's id range (ids grow with its seq), so
+        the cost follows the matches in that range, not the size of the session's token list."""
+        lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
+                            "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
+                            (session_id, session_id))[0]
+        if lo is None:
+            return []
+        match = fts_match(query)
+        keep = "m.session_id = ?" + (" AND m.role = ?" if role else "")
+        params = (session_id, *((role,) if role else ()))
 
-    def _by_relevance(self, table: str, match: str) -> list[int]:
-        """All matches of ``match`` (there are at most ``RANK_LIMIT``) by BM25, newest first on ties."""
-        rows = self._search(f"SELECT rowid, bm25({table}, 0.0, 1.0) FROM {table} WHERE {table} MATCH ? "
-                            f"ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}", (match,))
-        return [r[0] for r in sorted(rows, key=lambda r: (r[1], -r[0]))]
+        def probe(scored: bool) -> list[tuple[int, float]]:
+            score = ", bm25(messages_fts, 0.0, 1.0, 0.5) AS score" if scored else ", 0.0 AS score"
+            rows = self._search(
+                f"SELECT f.rowid, f.score, {keep} FROM (SELECT rowid{score} FROM messages_fts WHERE messages_fts "
+                f"MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}) f "
+                "JOIN messages m ON m.id = f.rowid", (*params, match, lo, hi))
+            self._probe_size = len(rows)
+            return [(rowid, score) for rowid, score, here in rows if here]
 
-    def _ranked(self, table: str, match: str, limit: int, offset: int) -> list[int]:
-        """One page: a cheap probe of the newest ``RANK_LIMIT + 1`` matches decides the order."""
-        probe = self._search(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
-                             f"LIMIT {RANK_LIMIT + 1}", (match,))
-        if len(probe) <= RANK_LIMIT:
-            ranked = self._by_relevance(table, match) if len(probe) > 1 else [r[0] for r in probe]
+        ranked = self._order(probe)
+        if ranked is not None:
             return ranked[offset : offset + limit]
-        if offset + limit <= len(probe):
-            return [r[0] for r in probe[offset : offset + limit]]
+        tokens = [session_token(session_id)] + ([role_token(role)] if role else [])
+        rows = self._search("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? "
+                            "ORDER BY rowid DESC LIMIT ? OFFSET ?", (fts_match(query, tokens), lo, hi, limit, offset))
+        return [r[0] for r in rows]
+
+    def _order(self, probe: Callable[[bool], list[tuple[int, float]]]) -> list[int] | None:
+        """Matches by BM25 (newest first on ties) when the probe saw at most ``RANK_LIMIT``;
+        None when it saw more (the caller pages newest first). The probe runs without scores
+        (a score costs more than finding the row); only a query that turned out rare is
+        scored, in a second pass over its few matches."""
+        rows = probe(False)
+        if self._probe_size > RANK_LIMIT:
+            return None
+        if len(rows) > 1:
+            rows = probe(True)
+        return [rowid for rowid, _ in sorted(rows, key=lambda r: (r[1], -r[0]))]
+
+    def _ranked(self, table: str, query: TextQuery, tokens: Sequence[str], limit: int, offset: int) -> list[int]:
+        """One page of the matches of ``query`` (plus meta ``tokens``) in the whole table."""
+        match = fts_match(query, tokens)
+
+        def probe(scored: bool) -> list[tuple[int, float]]:
+            score = f", bm25({table}, 0.0, 1.0, 0.5)" if scored else ", 0.0"
+            rows = self._search(f"SELECT rowid{score} FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
+                                f"LIMIT {RANK_LIMIT + 1}", (match,))
+            self._probe_size = len(rows)
+            return rows
+
+        ranked = self._order(probe)
+        if ranked is not None:
+            return ranked[offset : offset + limit]
         rows = self._search(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
                             "LIMIT ? OFFSET ?", (match, limit, offset))
         return [r[0] for r in rows]
@@ -764,7 +795,7 @@ class SQLiteStore:
     def search_summaries(self, query: TextQuery, *, session_id: str | None = None, limit: int = 10,
                          offset: int = 0) -> list[int]:
         tokens = [session_token(session_id)] if session_id is not None else []
-        return self._ranked("summaries_fts", fts_match(query, tokens), limit, offset)
+        return self._ranked("summaries_fts", query, tokens, limit, offset)
 
     # -- summaries --------------------------------------------------------------------
 
@@ -786,7 +817,7 @@ class SQLiteStore:
                      summary.last_message, summary.message_count, time.time()),
                 )
                 sid = int(cur.lastrowid or 0)
-                conn.execute("INSERT INTO summaries_fts (rowid, meta, body) VALUES (?, ?, ?)",
+                conn.execute("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
                              _index_row(sid, f"{session_token(summary.session_id)} d{summary.depth}",
                                         f"{content}\n{hint}"))
                 if children:

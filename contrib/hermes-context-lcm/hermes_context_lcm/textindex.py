@@ -21,6 +21,7 @@ store can index the same two strings.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 #: CJK ideographs, kana, hangul (syllables and jamo), half-width kana, CJK punctuation excluded.
@@ -34,6 +35,7 @@ _RUN = re.compile(r"[^\W_]+(?:[._\-:/@+][^\W_]+)*")
 _SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 _HEXLIKE = re.compile(r"(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{6,}")  # a hash or hex id: kept whole
 _WORD = re.compile(r"[^\W_]+")
+JOIN = "\u01c2"  # ǂ: a letter to unicode61, so a joined pair of parts is a single token
 
 
 def _emoji_token(match: re.Match[str]) -> str:
@@ -49,36 +51,53 @@ def coarse_text(text: str) -> str:
     return text
 
 
-def _fine(run: str) -> str | None:
-    """``run`` split into its fine parts, or None when it does not split (or looks random)."""
-    pieces = _WORD.findall(run)
+def pieces(run: str) -> list[str]:
+    """The fine parts of one identifier-like run (a hash or an id-like piece stays whole)."""
     out: list[str] = []
-    split = False
-    for piece in pieces:
+    for piece in _WORD.findall(run):
         if len(piece) > 1 and not _HEXLIKE.fullmatch(piece) and _SPLIT.search(piece):
             parts = _SPLIT.split(piece)
             if len(parts) <= 8:  # more transitions than that: an id, not a name
                 out.extend(parts)
-                split = True
                 continue
         out.append(piece)
-    return " ".join(out) if split else None
+    return out
+
+
+def bigrams(parts: list[str]) -> str:
+    """Adjacent parts joined into single tokens: ``get user name`` -> ``getǂuser userǂname``.
+
+    A phrase of two common parts (``user name``, ``1 2 3``) would walk the long lists of
+    both; the joined pair is one rare token. ``ǂ`` is a letter to the tokenizer, so the
+    pair stays one token."""
+    return " ".join(f"{a}{JOIN}{b}" for a, b in itertools.pairwise(parts))
 
 
 def parts_text(text: str) -> str:
-    """The ``parts`` column: the fine parts of every identifier that splits, one per line."""
-    if text.isascii() and not _SPLIT.search(text):
-        return ""
-    found = [fine for fine in map(_fine, _RUN.findall(text)) if fine]
-    return coarse_text("\n".join(found)) if found else ""
+    """The ``parts`` column: for each run with two or more parts, its parts, then its pairs."""
+    lines = []
+    for run in _RUN.findall(text):
+        found = pieces(run)
+        if len(found) >= 2:
+            lines.append(f"{' '.join(found)} {bigrams(found)}")
+    return "\n".join(lines)
 
 
 def query_forms(term: str) -> tuple[str, str]:
     """``(coarse, fine)`` token strings for one query word or phrase (may be equal)."""
     coarse = " ".join(_WORD.findall(coarse_text(term)))
-    fine_text = _RUN.sub(lambda m: _fine(m.group()) or m.group(), term)
+    fine_text = _RUN.sub(lambda m: " ".join(pieces(m.group())), term)
     fine = " ".join(_WORD.findall(coarse_text(fine_text)))
     return coarse, fine or coarse
+
+
+def single_run_pairs(term: str) -> str | None:
+    """For a term that is one identifier-like run of two or more parts, its pair tokens."""
+    runs = _RUN.findall(term)
+    if len(runs) != 1 or runs[0] != term.strip() or _CJK.search(term):
+        return None
+    found = pieces(runs[0])
+    return bigrams(found) if len(found) >= 2 else None
 
 
 def searchable(term: str) -> bool:

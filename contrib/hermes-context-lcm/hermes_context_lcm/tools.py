@@ -129,11 +129,12 @@ def parse_id(value: str) -> tuple[str, int]:
 
 
 def snippet(text: str, terms: list[str] | None = None, span: tuple[int, int] | None = None) -> str:
+    """About ``SNIPPET_CHARS`` around the first place a term (or one of its words) occurs."""
     if span is None:
-        lowered = text.lower()
-        words = [*(terms or ()), *(w for t in terms or () for w in re.findall(r"\w+", t))]
-        hits = [p for p in (lowered.find(w.lower()) for w in words) if p >= 0]
-        at = min(hits) if hits else 0
+        words = sorted({*(terms or ()), *(w for t in terms or () for w in re.findall(r"\w+", t))}, key=len,
+                       reverse=True)
+        found = re.search("|".join(map(re.escape, words)), text, re.IGNORECASE) if words else None
+        at = found.start() if found else 0  # the first hit, without lower-casing the whole text
         span = (at, at)
     start = max(0, span[0] - SNIPPET_CHARS // 2)
     piece = " ".join(text[start : start + SNIPPET_CHARS].split())

@@ -155,8 +155,9 @@ def test_not_my_tool_returns_none(engine: LCMEngine) -> None:
 def test_fts_match_quotes_everything() -> None:
     query = parse_query('foo.bar "exact phrase" pre*')
     assert query.terms == ["foo.bar", "exact phrase", "pre"]
-    assert fts_match(query) == '(body : "foo bar" AND body : "exact phrase" AND body : "pre"*)'
-    assert fts_match(parse_query("getUser*")) == '((body : "getUser"* OR body : "get User"*))'
+    assert fts_match(query) == ('(parts : "foo\u01c2bar" AND {body parts} : "exact phrase" AND '
+                                '{body parts} : "pre"*)')
+    assert fts_match(parse_query("getUser*")) == '((body : "getUser"* OR parts : "get\u01c2User"*))'
     assert '"a b"' in fts_match(parse_query('a"b)'))  # a stray quote is a word boundary, never syntax
 
 
