@@ -38,7 +38,6 @@ except ImportError:  # the layout before the plugin-contract redesign
 
     from hermes_core.config import HermesConfig  # type: ignore[no-redef]
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "transcripts"
 COMMON = ["the", "error", "def", "test", "file", "return"]
 PHRASES = ['"mix test"', '"def test"', "import AND json"]
 #: One probe message per store copy holds a sample of each class a word index used to miss.
@@ -70,7 +69,7 @@ def corpus_dir() -> Path:
         for parent in [root, *root.parents]:
             if (parent / "shared" / "corpus" / "transcripts").is_dir():
                 return parent / "shared" / "corpus" / "transcripts"
-    return CORPUS
+    return Path("shared/corpus/transcripts")
 
 
 def corpus() -> list[list[dict[str, Any]]]:

@@ -19,9 +19,10 @@ different predecessor) stays two messages.
 three columns: ``meta`` (a session and a role token), ``body`` (the text's coarse form) and
 ``parts`` (the parts of its identifiers and their pairs; see :mod:`hermes_context_lcm.textindex`).
 It is filled in batches (an FTS5 commit costs far more than the rows it adds): a turn's
-messages are durable when ``append`` returns, and a search first indexes what is pending. A query with up to ``RANK_LIMIT`` matches in scope is ranked
-by BM25 (equal scores newest first); a more common one comes newest first, so it costs a
-bounded probe, never a score for each of its thousands of matches.
+messages are durable when ``append`` returns, and a search first indexes what is pending.
+A query with up to ``RANK_LIMIT`` matches in scope is ranked by BM25 (equal scores newest
+first); a more common one comes newest first, so it costs a bounded probe, never a score
+for each of its thousands of matches.
 
 **Failures.** A damaged file (found by a cheap check at open, or by any later error that
 says so) is moved aside to ``lcm.db.corrupt-<time>`` and a new store started; a file deleted
