@@ -45,10 +45,11 @@ PROBE = ("timer note: 请把番茄钟的计时器改成二十五分钟. DB: デ�
          "KR: 데이터베이스를 다시 시작했습니다. call getUserNameFromDb() with max_retry_count, "
          "upgrade to v1.2.3 \U0001f680 done")
 CLASSES = {"cjk": ["计时器", "番茄"], "japanese": ["接続"], "korean": ["데이터베이스"], "camel_part": ["UserName"],
-           "snake_part": ["retry"], "version": ["1.2.3"], "emoji": ["\U0001f680"], "tool_args": ["retryBackoffMillis"]}
+           "snake_part": ["retry"], "version": ["1.2.3"], "emoji": ["\U0001f680"], "tool_args": ["Backoff"]}
 PROBE_CALL = {"role": "assistant", "content": None, "tool_calls": [{"id": "probe", "type": "function", "function": {
     "name": "read_file", "arguments": '{"path": "conf.yaml", "key": "retryBackoffMillis"}'}}]}
 BIG_SESSION = "big-session"
+SESSION = "copy10-t3"  # an ordinary session of the 100k store, for scope=session
 
 
 class InstantSummarizer:
@@ -184,7 +185,7 @@ def _grep(engine: LCMEngine, args: dict[str, Any]) -> tuple[float, dict[str, Any
 
 def bench_grep(home: Path, words: dict[str, list[str]], calls: int) -> dict[str, Any]:
     engine = engine_for(home)
-    engine.on_session_start("copy3-t3")  # a session in the store, so scope=session is real
+    engine.on_session_start(SESSION)  # a session in the store, so scope=session is real
     out: dict[str, Any] = {}
     for label, patterns in words.items():
         for scope in ("all", "session"):
@@ -270,6 +271,37 @@ def bench_compaction_calls(transcripts: list[list[dict[str, Any]]], work: Path, 
             "calls_per_1000_messages": round(1000 * sum(per_compaction) / max(1, messages), 1),
             "median_calls_per_compaction": statistics.median(per_compaction) if per_compaction else 0,
             "max_calls_per_compaction": max(per_compaction, default=0), "max_depth_seen": depth}
+
+
+def bench_long_session(transcripts: list[list[dict[str, Any]]], work: Path) -> dict[str, Any]:
+    """Every transcript one after another in ONE session at a 16k window (the deepest tree),
+    and one forced compaction of a 992-message list (what ``hermes-core compact FILE`` does)."""
+    msgs = [m for t in transcripts for m in t if m.get("role") != "system"]
+    summarizer = CountingSummarizer()
+    engine = engine_for(work / "long-session", 16_000, summarizer)
+    engine.on_session_start("long")
+    live: list[dict[str, Any]] = []
+    per_compaction: list[int] = []
+    for i, msg in enumerate(msgs):
+        live.append(msg)
+        if i + 1 < len(msgs) and msgs[i + 1].get("role") == "tool":
+            continue
+        if engine.should_compress_preflight(live):
+            before = summarizer.calls
+            live = engine.compress(live)
+            per_compaction.append(summarizer.calls - before)
+    depth = max((s.depth for s in engine.store.all_summaries("long")), default=0)
+    engine.close()
+    forced = CountingSummarizer()
+    engine = engine_for(work / "forced", 16_000, forced)
+    engine.on_session_start("forced")
+    cut = next(i for i in range(992, len(msgs)) if msgs[i].get("role") == "user")
+    engine.compress(msgs[:cut], force=True)
+    engine.close()
+    return {"messages": len(msgs), "compactions": len(per_compaction),
+            "calls_per_1000_messages": round(1000 * sum(per_compaction) / len(msgs), 1),
+            "max_calls_per_compaction": max(per_compaction, default=0), "max_depth_seen": depth,
+            "forced_messages": cut, "forced_calls": forced.calls}
 
 
 def bench_durability(transcripts: list[list[dict[str, Any]]], work: Path) -> dict[str, Any]:
@@ -374,6 +406,7 @@ def main() -> int:
         results["compaction"] = {f"{n // 1000}k": bench_compaction(transcripts, work, n) for n in (16_000, 64_000)}
         results["compaction_calls"] = {f"{n // 1000}k": bench_compaction_calls(transcripts, work, n)
                                        for n in (16_000, 64_000)}
+        results["long_session"] = bench_long_session(transcripts, work)
     if args.json:
         print(json.dumps(results, indent=2, ensure_ascii=False))
         return 0
@@ -408,6 +441,11 @@ def main() -> int:
         print(f"calls {label}: {row['calls_per_1000_messages']} per 1,000 messages, per compaction median "
               f"{row['median_calls_per_compaction']} max {row['max_calls_per_compaction']}; deepest summary "
               f"{row['max_depth_seen']}")
+    long = results["long_session"]
+    print(f"one {long['messages']:,}-message session at 16k: {long['compactions']} compactions, "
+          f"{long['calls_per_1000_messages']} calls per 1,000 messages, max {long['max_calls_per_compaction']} per "
+          f"compaction, deepest summary {long['max_depth_seen']} (max_depth 4); forced compaction of "
+          f"{long['forced_messages']} messages: {long['forced_calls']} calls")
     return 0
 
 

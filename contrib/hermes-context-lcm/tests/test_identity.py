@@ -84,3 +84,23 @@ def test_expand_shows_msg_pointers_even_when_a_message_has_its_own_id(make_engin
     page = json.loads(engine.handle_tool_call("lcm_expand", {"id": f"sum_{leaf.id}"}) or "{}")
     first = page["items"][0]
     assert first["id"] == f"msg_{leaf.covers[0]}" and first["message_id"] == "host-0"
+
+
+def test_bench_script_runs_without_pytest(tmp_path: Path) -> None:
+    """bench_lcm.py imports and builds a small store in a process where pytest cannot be imported."""
+    import subprocess
+    import sys
+
+    bench = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_lcm.py"
+    code = (
+        "import sys, runpy, pathlib; sys.modules['pytest'] = None\n"
+        f"ns = runpy.run_path({str(bench)!r}, run_name='bench')\n"
+        "transcripts = ns['corpus']()[:2]\n"
+        f"home = pathlib.Path({str(tmp_path)!r})\n"
+        "total, _ = ns['build_store'](transcripts, home, 300, big_session=100)\n"
+        "print(total, ns['bench_rare_in_big_session'](home, ['zzz'], 2)['session_messages'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    total, big = map(int, done.stdout.split())
+    assert total == 300 and 100 <= big <= 300
