@@ -723,13 +723,10 @@ class SQLiteStore:
 
     def _in_session(self, query: TextQuery, session_id: str, role: str | None, limit: int,
                     offset: int) -> list[int]:
-        """A session's matches, found within the session's id range (ids grow with its seq), so
-        the cost follows the matches in that range, not the size of the session's token list."""
-        lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
-                            "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
-                            (session_id, session_id))[0]
-        if lo is None:
-            return []
+        """A session's matches. A query rare in the whole store (at most ``RANK_LIMIT``
+        matches) is filtered by session through the messages table and ranked: its cost
+        follows its matches, not the session's size. A common one is walked newest first
+        with the session's token, within the session's id range (ids grow with its seq)."""
         match = fts_match(query)
         keep = "m.session_id = ?" + (" AND m.role = ?" if role else "")
         params = (session_id, *((role,) if role else ()))
@@ -738,14 +735,19 @@ class SQLiteStore:
             score = ", bm25(messages_fts, 0.0, 1.0, 0.5) AS score" if scored else ", 0.0 AS score"
             rows = self._search(
                 f"SELECT f.rowid, f.score, {keep} FROM (SELECT rowid{score} FROM messages_fts WHERE messages_fts "
-                f"MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}) f "
-                "JOIN messages m ON m.id = f.rowid", (*params, match, lo, hi))
+                f"MATCH ? ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}) f JOIN messages m ON m.id = f.rowid",
+                (*params, match))
             self._probe_size = len(rows)
             return [(rowid, score) for rowid, score, here in rows if here]
 
         ranked = self._order(probe)
         if ranked is not None:
             return ranked[offset : offset + limit]
+        lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
+                            "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
+                            (session_id, session_id))[0]
+        if lo is None:
+            return []
         tokens = [session_token(session_id)] + ([role_token(role)] if role else [])
         rows = self._search("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? "
                             "ORDER BY rowid DESC LIMIT ? OFFSET ?", (fts_match(query, tokens), lo, hi, limit, offset))
@@ -874,7 +876,7 @@ class SQLiteStore:
         return 0 if row is None else int(row) + 1
 
     def stats(self, session_id: str | None) -> dict[str, Any]:
-        total = self._read("SELECT count(*) FROM messages")[0][0] or 0
+        total = self._read("SELECT max(id) FROM messages")[0][0] or 0  # ids are dense: a count without a scan
         size = sum(Path(f"{self.path}{suffix}").stat().st_size for suffix in ("", "-wal")
                    if Path(f"{self.path}{suffix}").is_file())
         out: dict[str, Any] = {"db_path": self.path, "db_bytes": size, "messages_total": total,

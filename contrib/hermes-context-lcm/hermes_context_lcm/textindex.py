@@ -21,6 +21,7 @@ store can index the same two strings.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -32,6 +33,9 @@ _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u2300-\u23
 _JOINERS = re.compile("[\ufe0e\ufe0f\u200d]")  # variation selectors and the zero-width joiner
 #: An identifier-like run: word characters joined by . - : / (not spaces).
 _RUN = re.compile(r"[^\W_]+(?:[._\-:/@+][^\W_]+)*")
+#: ASCII identifier-like runs, for the ``parts`` column (the cheapest regex that finds them;
+#: a plain word is then skipped by two ``str`` checks, and every other run goes through a cache).
+_ASCII_RUN = re.compile(r"\w(?:[\w.\-:/@+]*\w)?", re.ASCII)
 _SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 _HEXLIKE = re.compile(r"(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{6,}")  # a hash or hex id: kept whole
 _WORD = re.compile(r"[^\W_]+")
@@ -73,14 +77,21 @@ def bigrams(parts: list[str]) -> str:
     return " ".join(f"{a}{JOIN}{b}" for a, b in itertools.pairwise(parts))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _run_parts(run: str) -> str:
+    """One run's line of the ``parts`` column ("" when it has one part). Identifiers recur
+    across a session (paths, names), so the cache answers most runs."""
+    found = pieces(run)
+    return f"{' '.join(found)} {bigrams(found)}" if len(found) >= 2 else ""
+
+
+def _may_split(run: str) -> bool:
+    return not (run.isalpha() and (run.islower() or run.isupper() or run[1:].islower())) and not run.isdigit()
+
+
 def parts_text(text: str) -> str:
-    """The ``parts`` column: for each run with two or more parts, its parts, then its pairs."""
-    lines = []
-    for run in _RUN.findall(text):
-        found = pieces(run)
-        if len(found) >= 2:
-            lines.append(f"{' '.join(found)} {bigrams(found)}")
-    return "\n".join(lines)
+    """The ``parts`` column: for each distinct run with two or more parts, its parts, then its pairs."""
+    return "\n".join(filter(None, map(_run_parts, filter(_may_split, dict.fromkeys(_ASCII_RUN.findall(text))))))
 
 
 def query_forms(term: str) -> tuple[str, str]:
@@ -92,9 +103,10 @@ def query_forms(term: str) -> tuple[str, str]:
 
 
 def single_run_pairs(term: str) -> str | None:
-    """For a term that is one identifier-like run of two or more parts, its pair tokens."""
-    runs = _RUN.findall(term)
-    if len(runs) != 1 or runs[0] != term.strip() or _CJK.search(term):
+    """For a term that is one ASCII identifier-like run of two or more parts, its pair tokens
+    (what :func:`parts_text` indexed for that run)."""
+    runs = _ASCII_RUN.findall(term)
+    if len(runs) != 1 or runs[0] != term.strip():
         return None
     found = pieces(runs[0])
     return bigrams(found) if len(found) >= 2 else None

@@ -156,3 +156,20 @@ def test_scratch_engine_never_writes_the_home(make_engine: Any, tmp_path: Path, 
     grep = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "turn"}) or "{}")
     assert grep["count"] > 0  # the scratch store works for the rest of the process
     assert list(tmp_path.iterdir()) == []
+
+
+def test_doctor_shows_the_store_state(make_engine: Any, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from hermes_core.apps.doctor import check_engine
+
+    engine = make_engine()
+    engine.on_session_start("doc")
+    engine.should_compress_preflight([{"role": "user", "content": "hello"}])
+    [ok] = list(check_engine(SimpleNamespace(engine=engine)))  # type: ignore[arg-type]
+    assert ok.level == "ok" and ok.check == "context engine"
+    engine.close()
+    (tmp_path / "lcm.db").write_bytes(b"garbage" * 1000)
+    damaged = make_engine()
+    [found] = list(check_engine(SimpleNamespace(engine=damaged)))  # type: ignore[arg-type]
+    assert found.level == "warn" and "moved" in found.message and found.fix

@@ -102,4 +102,7 @@ def test_regex_pages_through_the_whole_store_with_a_cursor(engine: LCMEngine) ->
             assert page["complete"] is True
             break
         cursor = page["next_cursor"]
-    assert len(found) == 4 and len(set(found)) == 4  # every one, beyond the old 5,000-row cap, none twice
+    assert len(found) == 4 and len(set(found)) == 4  # every one, none twice
+    first = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "RARE-TOKEN", "mode": "regex",
+                                                            "target": "messages"}) or "{}")
+    assert first["count"] == 4 and first["complete"] and first["scanned"] == 12_000  # no 5,000-row cap per call
