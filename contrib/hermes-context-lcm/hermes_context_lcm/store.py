@@ -59,7 +59,7 @@ log = logging.getLogger("hermes_context_lcm")
 Message = dict[str, Any]
 T = TypeVar("T")
 SCHEMA_VERSION = 3  # 2 added layouts; 3 added message identity and the finer index text
-RANK_LIMIT = 200  # a query with up to this many matches is ranked by BM25; one with more, newest first
+RANK_LIMIT = 50  # a query with up to this many matches is ranked by BM25; one with more, newest first
 Durability = Literal["normal", "full"]
 
 SCHEMA = """
@@ -401,10 +401,11 @@ class SQLiteStore:
         """
         conn = self.conn
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        for table in ("messages", "summaries"):
-            conn.execute(f"SELECT min(id), max(id) FROM {table}").fetchone()
+        for table in ("messages", "summaries"):  # one aggregate each: SQLite then reads only one b-tree edge
+            conn.execute(f"SELECT min(id) FROM {table}").fetchone()
+            conn.execute(f"SELECT max(id) FROM {table}").fetchone()
         conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()
-        conn.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'meta : x' LIMIT 1").fetchall()
+        conn.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'meta : zlcmcheck' LIMIT 1").fetchall()
 
     def _create_schema(self) -> None:
         with self._write(check_file=False) as conn:
