@@ -115,7 +115,7 @@ class LCMEngine(ContextEngine):
             except StoreError as exc:
                 self.store_error = str(exc)
                 raise
-            self._generation = self._store.generation
+            self._generation = getattr(self._store, "generation", 0)
             self.store_error = ""
         return self._store
 
@@ -182,7 +182,7 @@ class LCMEngine(ContextEngine):
         forgotten and the whole live list is stored again into the new file.
         """
         nsys, ids = self._observe_once(messages)
-        if self._store is not None and self._store.generation != self._generation:
+        if self._store is not None and getattr(self._store, "generation", 0) != self._generation:
             self._store_replaced()
             nsys, ids = self._observe_once(messages)
         return nsys, ids
@@ -190,8 +190,8 @@ class LCMEngine(ContextEngine):
     def _store_replaced(self) -> None:
         store = self._store
         assert store is not None
-        self._generation = store.generation
-        events = store.health().get("events") or []
+        self._generation = getattr(store, "generation", 0)
+        events = store.health().get("events") or [] if hasattr(store, "health") else []
         note = events[-1]["message"] if events else "the store was replaced"
         self.store_events = [*self.store_events, note][-10:]
         log.warning("LCM: %s; storing the live context again", note)
@@ -668,7 +668,7 @@ class LCMEngine(ContextEngine):
         try:
             if opened or self.scratch or self.db_path.exists():  # a status never creates the file
                 status.update(self.store.stats(self.session_id or None))
-                health = self.store.health()
+                health = self.store.health() if hasattr(self.store, "health") else {}
         except Exception as exc:
             status["store_error"] = status["store_error"] or str(exc)
         if status["store_error"] or UNSTORED in self._ids:
