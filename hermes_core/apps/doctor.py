@@ -219,7 +219,7 @@ def _build_host(config: HermesConfig, home: Path) -> tuple[PluginHost | None, li
 def check_engine(host: PluginHost) -> Iterator[Finding]:
     """The context engine's own health, when its status reports one (``state`` / ``summary``)."""
     try:
-        status = host.engine.get_status()
+        status = host.engine_status()
     except Exception as exc:  # a broken status method is itself a finding
         yield Finding("context engine", "warn", f"{host.engine.name}: get_status() raised {type(exc).__name__}: {exc}")
         return

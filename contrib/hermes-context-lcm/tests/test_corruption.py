@@ -166,10 +166,10 @@ def test_doctor_shows_the_store_state(make_engine: Any, tmp_path: Path) -> None:
     engine = make_engine()
     engine.on_session_start("doc")
     engine.should_compress_preflight([{"role": "user", "content": "hello"}])
-    [ok] = list(check_engine(SimpleNamespace(engine=engine)))  # type: ignore[arg-type]
+    [ok] = list(check_engine(SimpleNamespace(engine=engine, engine_status=engine.get_status)))  # type: ignore[arg-type]
     assert ok.level == "ok" and ok.check == "context engine"
     engine.close()
     (tmp_path / "lcm.db").write_bytes(b"garbage" * 1000)
     damaged = make_engine()
-    [found] = list(check_engine(SimpleNamespace(engine=damaged)))  # type: ignore[arg-type]
+    [found] = list(check_engine(SimpleNamespace(engine=damaged, engine_status=damaged.get_status)))  # type: ignore[arg-type]
     assert found.level == "warn" and "moved" in found.message and found.fix
