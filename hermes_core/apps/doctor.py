@@ -217,7 +217,22 @@ def _build_host(config: HermesConfig, home: Path) -> tuple[PluginHost | None, li
     findings += [Finding("plugins", "warn", w, "see `hermes-core plugins` for what is installed")
                  for w in host.warnings]
     findings += list(check_providers(host))
+    findings += list(check_engine(host))
     return host, findings
+
+
+def check_engine(host: PluginHost) -> Iterator[Finding]:
+    """The context engine's own health, when its status reports one (``state`` / ``summary``)."""
+    try:
+        status = host.engine_status()
+    except Exception as exc:  # a broken status method is itself a finding
+        yield Finding("context engine", "warn", f"{host.engine.name}: get_status() raised {type(exc).__name__}: {exc}")
+        return
+    if "state" not in status:
+        return
+    level = PROVIDER_LEVELS.get(str(status["state"]), "warn")
+    fix = "" if level in ("ok", "info") else str(status.get("fix") or "see the engine's README")
+    yield Finding("context engine", level, str(status.get("summary") or f"{host.engine.name}: {status['state']}"), fix)
 
 
 PROVIDER_LEVELS: dict[str, Level] = {"ok": "ok", "starting": "info", "degraded": "warn", "unavailable": "error"}

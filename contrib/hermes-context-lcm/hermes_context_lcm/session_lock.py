@@ -31,7 +31,9 @@ class SessionLock:
         except ImportError:  # not POSIX: sessions are not guarded
             return cls(path, None)
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            from hermes_context_lcm.store import private_dir
+
+            private_dir(directory)
             while True:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
                 try:

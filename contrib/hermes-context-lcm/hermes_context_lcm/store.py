@@ -3,40 +3,64 @@
 :class:`Store` is the small interface the engine needs, so a server database could back
 it; :class:`SQLiteStore` is the embedded default (one file, WAL, FTS5).
 
-Ids are assigned by position at ingest (``(session_id, seq)`` unique, ``id`` global and
-increasing) and are never looked up by content, so duplicate messages stay distinct.
-A message is stored as its ``content`` string plus a JSON ``meta`` of the other keys (with
-``content`` kept as a placeholder so key order survives); :meth:`StoredMessage.message`
-rebuilds the original dict exactly.
+**What is stored.** A message is its ``content`` plus a JSON ``meta`` of the other keys; see
+:mod:`hermes_context_lcm.codec` for the encoding that takes anything an agent can produce
+(lone surrogates, NUL, any nesting depth) and gives it back exactly.
 
-The full-text index is contentless (the text lives once, in ``messages``) and carries a
-``meta`` column with a session token and a role token, so scoping a search is part of the
-FTS query and ``ORDER BY rowid DESC LIMIT k`` stops after k hits however common the word.
+**Identity.** Ids are assigned at ingest (``(session_id, seq)`` unique, ``id`` global and
+increasing). Each message also gets a content identity: a hash of its session, the identity
+of the message before it in the conversation, and its own encoded form, under a UNIQUE
+constraint. Appending a message whose identity exists returns the existing id, so
+re-ingesting a transcript (a replay run twice, a resumed crash, a host that re-sends the
+history) stores nothing twice, while the same text said twice in a conversation (a
+different predecessor) stays two messages.
+
+**Search.** The full-text index is contentless (the text lives once, in ``messages``) with
+three columns: ``meta`` (a session and a role token), ``body`` (the text's coarse form) and
+``parts`` (the parts of its identifiers and their pairs; see :mod:`hermes_context_lcm.textindex`).
 It is filled in batches (an FTS5 commit costs far more than the rows it adds): a turn's
 messages are durable when ``append`` returns, and a search first indexes what is pending.
+A query with up to ``RANK_LIMIT`` matches in scope is ranked by BM25 (equal scores newest
+first); a more common one comes newest first, so it costs a bounded probe, never a score
+for each of its thousands of matches.
+
+**Failures.** A damaged file (found by a cheap check at open, or by any later error that
+says so) is moved aside to ``lcm.db.corrupt-<time>`` and a new store started; a file deleted
+while open is noticed before the next write and recreated. Both bump :attr:`generation`
+and are listed by :meth:`SQLiteStore.health`, so the engine re-stores its live context.
+Files are created 0600, directories 0700.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import logging
+import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypeVar
 
+from hermes_context_lcm import codec
+from hermes_context_lcm.textindex import coarse_text, parts_text, query_forms, single_run_pairs
 from hermes_core.text.messages import text_of
 from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
     from hermes_context_lcm.dag import NewSummary
+    from hermes_context_lcm.query import Term, TextQuery
+
+log = logging.getLogger("hermes_context_lcm")
 
 Message = dict[str, Any]
-SCHEMA_VERSION = 2  # 2 added layouts (additive: CREATE ... IF NOT EXISTS)
+T = TypeVar("T")
+SCHEMA_VERSION = 3  # 2 added layouts; 3 added message identity and the finer index text
+RANK_LIMIT = 50  # a query with up to this many matches is ranked by BM25; one with more, newest first
+Durability = Literal["normal", "full"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -48,9 +72,11 @@ CREATE TABLE IF NOT EXISTS messages (
     meta TEXT NOT NULL,
     tokens INTEGER NOT NULL,
     created_at REAL NOT NULL,
+    ident BLOB,
     UNIQUE (session_id, seq)
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(meta, body, content='', columnsize=0);
+CREATE UNIQUE INDEX IF NOT EXISTS messages_ident ON messages (ident);
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(meta, body, parts, content='', columnsize=0);
 CREATE TABLE IF NOT EXISTS summaries (
     id INTEGER PRIMARY KEY,
     session_id TEXT NOT NULL,
@@ -68,18 +94,30 @@ CREATE TABLE IF NOT EXISTS summaries (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS summaries_roots ON summaries (session_id, parent_id, id);
-CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(meta, body, content='', columnsize=0);
+CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(meta, body, parts, content='', columnsize=0);
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS layouts (session_id TEXT PRIMARY KEY, layout TEXT NOT NULL, upto INTEGER NOT NULL);
 INSERT OR IGNORE INTO state (key, value) VALUES ('fts_upto', 0);
 """
 
+#: From schema 2: identity column, and both indexes rebuilt with the new body text
+#: (messages are re-indexed lazily by the next search; summaries here).
+MIGRATE_2_TO_3 = """
+ALTER TABLE messages ADD COLUMN ident BLOB;
+CREATE UNIQUE INDEX IF NOT EXISTS messages_ident ON messages (ident);
+DROP TABLE IF EXISTS messages_fts;
+CREATE VIRTUAL TABLE messages_fts USING fts5(meta, body, parts, content='', columnsize=0);
+UPDATE state SET value = 0 WHERE key = 'fts_upto';
+DROP TABLE IF EXISTS summaries_fts;
+CREATE VIRTUAL TABLE summaries_fts USING fts5(meta, body, parts, content='', columnsize=0);
+"""
 
 class StoreError(Exception):
     """The store cannot do what was asked; the message names the file and the cause.
 
-    ``kind`` is ``corrupt`` (not a database / malformed), ``busy`` (locked by another
-    process past the timeout), ``full`` (disk or size limit) or ``other``.
+    ``kind``: ``corrupt`` (not a database / malformed), ``busy`` (locked by another process
+    past the timeout), ``full`` (disk or size limit), ``readonly`` (no write permission),
+    ``gone`` (the file was deleted), ``newer`` (a newer schema) or ``other``.
     """
 
     def __init__(self, message: str, kind: str = "other") -> None:
@@ -87,16 +125,24 @@ class StoreError(Exception):
         self.kind = kind
 
 
-def _store_error(path: str, action: str, exc: BaseException) -> StoreError:
+def error_kind(exc: BaseException) -> str:
     text = str(exc).lower()
-    kind = "other"
-    if "not a database" in text or "malformed" in text or "file is encrypted" in text:
-        kind = "corrupt"
-    elif "locked" in text or "busy" in text:
-        kind = "busy"
-    elif "full" in text or (isinstance(exc, OSError) and getattr(exc, "errno", None) == 28):
-        kind = "full"
-    return StoreError(f"{path}: {action}: {exc}", kind)
+    if any(sign in text for sign in ("not a database", "malformed", "file is encrypted", "corrupt",
+                                     "vtable constructor failed", "disk image")):
+        return "corrupt"
+    if "locked" in text or "busy" in text:
+        return "busy"
+    if "full" in text or (isinstance(exc, OSError) and getattr(exc, "errno", None) == 28):
+        return "full"
+    if "readonly" in text or "read-only" in text or "permission" in text or "unable to open" in text:
+        return "readonly"
+    if "disk i/o" in text:
+        return "other"
+    return "other"
+
+
+def _store_error(path: str, action: str, exc: BaseException) -> StoreError:
+    return StoreError(f"{path}: {action}: {exc}", error_kind(exc))
 
 
 class StoredMessage(NamedTuple):
@@ -104,20 +150,20 @@ class StoredMessage(NamedTuple):
     session_id: str
     seq: int
     role: str
-    content: str | None
+    content: str | bytes | None
     meta: str
     tokens: int
     created_at: float
 
     def message(self) -> Message:
         """The original message dict, equal to what was ingested (same key order)."""
-        msg: Message = json.loads(self.meta)
-        if self.content is not None:
-            msg["content"] = self.content
-        return msg
+        return codec.decode_message(self.content, self.meta)
 
     def text(self) -> str:
         """The searchable text: content plus tool-call names and arguments."""
+        if isinstance(self.content, str) and len(self.meta) < 48 and self.meta.endswith('"content": null}') and (
+                self.meta.count('"') == 6):  # {"role": "...", "content": null}: the text is the content
+            return self.content
         return search_text(self.message())
 
 
@@ -140,16 +186,20 @@ class SummaryRow:
 
 
 class Store(Protocol):
-    """What the engine and the tools need from storage."""
+    """What the engine and the tools need from storage (see /work/coord/lcm-store-interface.md)."""
 
     path: str
+    generation: int
 
-    def append(self, session_id: str, messages: Sequence[Message]) -> list[int]: ...
+    def append(self, session_id: str, messages: Sequence[Message],
+               parents: Sequence[int | None] | None = None) -> list[int]: ...
     def flush_index(self) -> None: ...
     def get_messages(self, ids: Sequence[int]) -> list[StoredMessage]: ...
     def session_messages(self, session_id: str, after_id: int = 0, limit: int = 100) -> list[StoredMessage]: ...
-    def search_messages(self, match: str, limit: int, offset: int = 0) -> list[int]: ...
-    def search_summaries(self, match: str, limit: int, offset: int = 0) -> list[int]: ...
+    def search_messages(self, query: TextQuery, *, session_id: str | None = None, role: str | None = None,
+                        limit: int = 10, offset: int = 0) -> list[int]: ...
+    def search_summaries(self, query: TextQuery, *, session_id: str | None = None, limit: int = 10,
+                         offset: int = 0) -> list[int]: ...
     def scan_messages(self, session_id: str | None, before_id: int | None, limit: int) -> list[StoredMessage]: ...
     def add_summary(self, summary: NewSummary, children: Sequence[int] = ()) -> int: ...
     def get_summaries(self, ids: Sequence[int]) -> list[SummaryRow]: ...
@@ -159,88 +209,305 @@ class Store(Protocol):
     def save_layout(self, session_id: str, layout: Any, upto: int) -> None: ...
     def load_layout(self, session_id: str) -> tuple[Any, int] | None: ...
     def stats(self, session_id: str | None) -> dict[str, Any]: ...
+    def health(self) -> dict[str, Any]: ...
     def close(self) -> None: ...
 
 
 def session_token(session_id: str) -> str:
     """One FTS token per session (ids may hold any characters)."""
-    return "s" + hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:16]
+    return "s" + hashlib.sha1(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def role_token(role: str) -> str:
     return "r" + "".join(ch for ch in role if ch.isalnum())
 
 
+def _args_text(args: Any) -> str:
+    """Tool-call arguments as searchable text (JSON-escaped non-ASCII decoded)."""
+    if not isinstance(args, str):
+        return codec.dumps(args) if args is not None else ""
+    if "\\u" in args:
+        try:
+            decoded = codec.loads(args)
+        except ValueError:
+            return args
+        return f"{args}\n{codec.dumps(decoded)}"
+    return args
+
+
 def search_text(msg: Message) -> str:
-    """What a search sees of a message: its text and its tool calls."""
-    parts = [text_of(msg.get("content"))]
-    for call in msg.get("tool_calls") or ():
+    """What a search sees of a message: its text and its tool calls (never raises)."""
+    try:
+        parts = [text_of(msg.get("content"))]
+    except RecursionError:
+        parts = [codec.dumps(msg.get("content"))]
+    calls = msg.get("tool_calls")
+    for call in calls if isinstance(calls, list | tuple) else ():
         fn = call.get("function") if isinstance(call, dict) else None
         if isinstance(fn, dict):
-            args = fn.get("arguments")
-            parts.append(f"{fn.get('name') or ''} {args if isinstance(args, str) else json.dumps(args)}")
+            parts.append(f"{fn.get('name') or ''} {_args_text(fn.get('arguments'))}")
     return "\n".join(p for p in parts if p)
 
 
-_PLAIN_META: dict[str, str] = {}
+def message_tokens(msg: Message) -> int:
+    """The core's estimate; for a value too deep to walk, its encoded size."""
+    try:
+        return estimate_message_tokens(msg)
+    except RecursionError:
+        return len(codec.dumps(msg)) // 4 + 10
 
 
-def split_message(msg: Message) -> tuple[str | None, str]:
-    """``(content, meta)``: a string content apart, the rest as JSON with a placeholder."""
-    content = msg.get("content")
-    if isinstance(content, str):
-        role = msg.get("role")
-        if len(msg) == 2 and isinstance(role, str) and next(iter(msg)) == "role":  # the common shape, cached
-            meta = _PLAIN_META.get(role)
-            if meta is None:
-                meta = _PLAIN_META.setdefault(role, json.dumps({"role": role, "content": None}, ensure_ascii=False))
-            return content, meta
-        return content, json.dumps({**msg, "content": None}, ensure_ascii=False)
-    return None, json.dumps(msg, ensure_ascii=False, default=str)
+def split_message(msg: Message) -> tuple[str | bytes | None, str]:
+    """``(content, meta)`` as stored (kept for callers of the old name)."""
+    return codec.encode_message(msg)
+
+
+def _identity(session_id: str, parent: bytes, content: str | bytes | None, meta: str) -> bytes:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(session_id.encode("utf-8", "surrogatepass"))
+    h.update(b"\0")
+    h.update(parent)
+    h.update(b"\0")
+    if isinstance(content, bytes):
+        h.update(b"b")
+        h.update(content)
+    elif content is not None:
+        h.update(b"s")
+        h.update(content.encode("utf-8"))
+    h.update(b"\0")
+    h.update(meta.encode("utf-8"))
+    return h.digest()
+
+
+def _fts_phrase(tokens: str, prefix: bool) -> str:
+    return '"' + tokens.replace('"', '""') + '"' + ("*" if prefix else "")
+
+
+def term_expression(term: Term) -> str:
+    """One term as FTS5.
+
+    * one identifier-like run of several parts (``getUserName``, ``1.2.3``, ``max_retry``):
+      its pair tokens in ``parts`` (plus the whole word in ``body`` when it is one token);
+    * otherwise its coarse form over ``body`` and ``parts`` (one pass over each token's list),
+      or, when its fine form differs, coarse in ``body`` or fine in ``parts``.
+    """
+    coarse, fine = query_forms(term.text)
+    pairs = single_run_pairs(term.text)
+    if pairs:
+        by_pairs = f"parts : {_fts_phrase(pairs, term.prefix)}"
+        return by_pairs if " " in coarse else f"(body : {_fts_phrase(coarse, term.prefix)} OR {by_pairs})"
+    if coarse == fine:
+        return f"{{body parts}} : {_fts_phrase(coarse, term.prefix)}"
+    return f"(body : {_fts_phrase(coarse, term.prefix)} OR parts : {_fts_phrase(fine, term.prefix)})"
+
+
+def fts_match(query: TextQuery, meta_tokens: Sequence[str] = ()) -> str:
+    """A parsed query as one FTS5 expression (every word quoted: user text cannot break it)."""
+    groups = []
+    for group in query.groups:
+        expr = " AND ".join(term_expression(t) for t in group.must)
+        if group.must_not:
+            expr = f"({expr}) NOT ({' OR '.join(term_expression(t) for t in group.must_not)})"
+        groups.append(f"({expr})")
+    match = " OR ".join(groups)
+    if meta_tokens:
+        match = f"({match})" + "".join(f" AND meta : {token}" for token in meta_tokens)
+    return match
+
+
+def _index_row(rowid: int, meta: str, text: str) -> tuple[int, str, str, str]:
+    """What the index holds of a text: its coarse form, and the fine parts of its identifiers."""
+    text = codec.storable_text(text)
+    return rowid, meta, coarse_text(text), parts_text(text)
 
 
 class SQLiteStore:
     """The embedded store. Thread-safe (one connection behind a lock); many processes may
     share the file (WAL, ``BEGIN IMMEDIATE`` writes, a busy timeout)."""
 
-    def __init__(self, path: Path | str, *, busy_timeout_ms: int = 5000, index_batch: int = 512) -> None:
+    def __init__(self, path: Path | str, *, busy_timeout_ms: int = 5000, index_batch: int = 512,
+                 durability: Durability = "normal") -> None:
         self.path = str(path)
         self.index_batch = index_batch
+        self.busy_timeout_ms = busy_timeout_ms
+        self.durability = durability
+        self.generation = 0
+        self.events: list[dict[str, Any]] = []
+        self.last_error = ""
         self._lock = threading.RLock()
+        self._file_id: tuple[int, int] | None = None
+        self._probe_size = 0
+        self._closed = False
+        self._reset_positions()
+        try:
+            self._open()
+        except StoreError as exc:
+            if exc.kind != "corrupt":
+                raise
+            self._quarantine(str(exc))
+            self._open()
+
+    # -- opening, checking, recovering ------------------------------------------------
+
+    def _reset_positions(self) -> None:
         # Write positions cached between transactions (see _positions).
         self._version: int | None = None
         self._next_id = 1
         self._next_seq: dict[str, int] = {}
+        self._last_ident: dict[str, bytes] = {}
         self._fts_upto = 0
+
+    def _open(self) -> None:
+        """Connect, check cheaply, create or migrate the schema. Raises StoreError."""
+        memory = self.path == ":memory:"
         try:
-            if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            if not memory:
+                _private_file(Path(self.path))
             self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                        timeout=busy_timeout_ms / 1000)
-            self.conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+                                        timeout=self.busy_timeout_ms / 1000)
+        except (sqlite3.Error, OSError) as exc:
+            raise _store_error(self.path, "cannot open the LCM store", exc) from None
+        try:
+            self.conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
             version = self.conn.execute("PRAGMA user_version").fetchone()[0]
             if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute(f"PRAGMA synchronous={'FULL' if self.durability == 'full' else 'NORMAL'}")
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: written by a newer hermes-context-lcm (schema {version}, this "
+                                 f"one reads {SCHEMA_VERSION}); upgrade hermes-context-lcm or set "
+                                 "plugins.lcm.db_path to another file", "newer")
             if version != SCHEMA_VERSION:
                 self._create_schema()
+            else:
+                self._quick_check()
+            if not memory:
+                for suffix in ("-wal", "-shm"):
+                    _tighten(Path(f"{self.path}{suffix}"))
+                st = os.stat(self.path)
+                self._file_id = (st.st_dev, st.st_ino)
+        except StoreError:
+            self.conn.close()
+            raise
         except (sqlite3.Error, OSError) as exc:
+            self.conn.close()
             raise _store_error(self.path, "cannot open the LCM store", exc) from None
 
+    def _quick_check(self) -> None:
+        """A cheap check at open: the schema and both ends of each table's b-tree read back.
+
+        A full ``PRAGMA quick_check`` reads every page (seconds on a large store); damage it
+        would find elsewhere is caught when a query first touches it, and handled the same way.
+        """
+        conn = self.conn
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        for table in ("messages", "summaries"):  # one aggregate each: SQLite then reads only one b-tree edge
+            conn.execute(f"SELECT min(id) FROM {table}").fetchone()
+            conn.execute(f"SELECT max(id) FROM {table}").fetchone()
+        conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()
+        conn.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'meta : zlcmcheck' LIMIT 1").fetchall()
+
     def _create_schema(self) -> None:
-        with self._write() as conn:
+        with self._write(check_file=False) as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: written by a newer hermes-context-lcm (schema {version})")
-            if version < SCHEMA_VERSION:
+            if version == 2:
+                for statement in filter(str.strip, MIGRATE_2_TO_3.split(";")):
+                    conn.execute(statement)
+                rows = conn.execute("SELECT id, session_id, depth, content, hint FROM summaries").fetchall()
+                conn.executemany("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
+                                 [_index_row(i, f"{session_token(sid)} d{d}", f"{c}\n{h}") for i, sid, d, c, h in rows])
+            elif version < SCHEMA_VERSION:
                 for statement in filter(str.strip, SCHEMA.split(";")):
                     conn.execute(statement)
-                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _quarantine(self, reason: str) -> None:
+        """Move the damaged file aside (never delete it) and start a new store there."""
+        try:
+            self.conn.close()
+        except Exception:
+            pass
+        aside = quarantine(Path(self.path)) if self.path != ":memory:" else None
+        self._event("corrupt", f"{reason}; moved the damaged database to {aside} and started a new one"
+                    if aside else f"{reason}; started a new in-memory store")
+        self.generation += 1
+        self._reset_positions()
+
+    def _event(self, kind: str, message: str) -> None:
+        log.warning("LCM store: %s", message)
+        self.events.append({"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "kind": kind,
+                            "message": message})
+        del self.events[:-20]
+
+    def _check_file(self) -> None:
+        """Before a write: the file we hold is still the file at ``path`` (not deleted or replaced)."""
+        if self._file_id is None:
+            return
+        try:
+            st = os.stat(self.path)
+            same = (st.st_dev, st.st_ino) == self._file_id
+        except FileNotFoundError:
+            same, st = False, None
+        if same:
+            return
+        what = "was deleted" if st is None else "was replaced by another file"
+        self.conn.close()
+        self._event("gone", f"{self.path} {what} while open; started a new store there (messages written "
+                            "to the old file since are not in it)")
+        self.generation += 1
+        self._reset_positions()
+        self._open()
+        raise StoreError(f"{self.path} {what} while open; a new store was started: store the context again", "gone")
+
+    def _recover(self, exc: BaseException) -> None:
+        """After a failed statement: if the file is damaged, move it aside and start anew."""
+        kind = error_kind(exc)
+        if kind not in ("corrupt", "other") or (isinstance(exc, StoreError) and exc.kind == "gone"):
+            return
+        if kind == "other":
+            try:
+                with self._lock:
+                    row = self.conn.execute("PRAGMA quick_check(1)").fetchone()
+                if row and row[0] == "ok":
+                    return
+            except sqlite3.Error:
+                pass
+        self._quarantine(f"{self.path} is damaged ({exc})")
+        self._open()
+
+    def _guard(self, action: str, fn: Callable[[], T]) -> T:
+        """Run one store operation; a damaged file is recovered and reported as a StoreError."""
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"{self.path}: the store is closed", "other")
+            try:
+                result = fn()
+                self.last_error = ""
+                return result
+            except StoreError as exc:
+                self.last_error = str(exc)
+                if exc.kind in ("corrupt", "other"):
+                    self._recover_quietly(exc)
+                raise
+            except (sqlite3.Error, OSError) as exc:
+                err = _store_error(self.path, action, exc)
+                self.last_error = str(err)
+                self._recover_quietly(exc)
+                raise err from None
+
+    def _recover_quietly(self, exc: BaseException) -> None:
+        try:
+            self._recover(exc)
+        except Exception as again:
+            self.last_error = f"{self.last_error}; recovery failed: {again}"
+            log.warning("LCM store: %s", self.last_error)
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, check_file: bool = True) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken up front so concurrent writers queue on the lock."""
         with self._lock:
+            if check_file:
+                self._check_file()
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
@@ -250,44 +517,112 @@ class SQLiteStore:
                 self.conn.execute("COMMIT")
             except BaseException as exc:
                 if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
+                    try:
+                        self.conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
                 if isinstance(exc, sqlite3.Error):
                     raise _store_error(self.path, "cannot write", exc) from None
                 raise
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._lock:
-            try:
-                return self.conn.execute(sql, params).fetchall()
-            except sqlite3.Error as exc:
-                raise _store_error(self.path, "cannot read", exc) from None
+        return self._guard("cannot read", lambda: self.conn.execute(sql, params).fetchall())
 
     # -- messages --------------------------------------------------------------------
 
-    def append(self, session_id: str, messages: Sequence[Message]) -> list[int]:
-        """Store ``messages`` at the end of the session in one transaction; their ids."""
+    def append(self, session_id: str, messages: Sequence[Message],
+               parents: Sequence[int | None] | None = None) -> list[int]:
+        """Store ``messages`` in one transaction; one id per message (an existing one when the
+        message's identity is stored already). ``parents[i]``: the stored id of the message
+        before ``messages[i]`` in the conversation, ``0`` for none, ``None`` for the previous
+        element (for the first: the session's newest stored message)."""
         if not messages:
             return []
+        if parents is not None and len(parents) != len(messages):
+            raise ValueError("parents must have one entry per message")
         now = time.time()
         rows = []
         for msg in messages:
-            content, meta = split_message(msg)
-            rows.append((session_id, str(msg.get("role") or ""), content, meta, estimate_message_tokens(msg), now))
+            content, meta = codec.encode_message(msg)
+            rows.append((codec.storable_text(str(msg.get("role") or "")), content, meta, message_tokens(msg)))
+        return self._guard("cannot write", lambda: self._append(session_id, rows, parents, now))
+
+    def _append(self, session_id: str, rows: list[tuple[str, str | bytes | None, str, int]],
+                parents: Sequence[int | None] | None, now: float) -> list[int]:
         try:
             with self._write() as conn:
-                first_id, first_seq = self._positions(conn, session_id)
-                ids = list(range(first_id, first_id + len(rows)))
-                conn.executemany(
-                    "INSERT INTO messages (id, session_id, seq, role, content, meta, tokens, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(mid, r[0], first_seq + i, *r[1:]) for i, (mid, r) in enumerate(zip(ids, rows, strict=True))],
-                )
-                upto = self._index_pending(conn, ids[-1], self.index_batch)
+                first_id, seq = self._positions(conn, session_id)
+                wanted = [p for p in parents or () if p]
+                known = self._idents(conn, wanted)
+                idents: list[bytes] = []
+                for i, (_role, content, meta, _tokens) in enumerate(rows):
+                    parent = parents[i] if parents is not None else None
+                    if parent is None:
+                        before = idents[-1] if i else self._session_last(conn, session_id)
+                    elif parent == 0:
+                        before = b""
+                    else:
+                        before = known.get(parent, b"id:%d" % parent)
+                    idents.append(_identity(session_id, before, content, meta))
+                existing = self._existing(conn, idents)
+                ids: list[int] = []
+                new_rows = []
+                next_id = first_id
+                for ident, (role, content, meta, tokens) in zip(idents, rows, strict=True):
+                    mid = existing.get(ident)
+                    if mid is None:
+                        mid = existing[ident] = next_id
+                        new_rows.append((mid, session_id, seq, role, content, meta, tokens, now, ident))
+                        next_id += 1
+                        seq += 1
+                    ids.append(mid)
+                if new_rows:
+                    conn.executemany(
+                        "INSERT INTO messages (id, session_id, seq, role, content, meta, tokens, created_at, ident)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", new_rows)
+                    upto = self._index_pending(conn, next_id - 1, self.index_batch)
+                else:
+                    upto = self._fts_upto
         except BaseException:
             self._version = None  # positions are re-read next time
             raise
-        self._next_id, self._next_seq[session_id], self._fts_upto = ids[-1] + 1, first_seq + len(rows), upto
+        self._next_id, self._fts_upto = next_id, upto
+        if new_rows:
+            self._next_seq[session_id] = seq
+            self._last_ident[session_id] = new_rows[-1][-1]
         return ids
+
+    @staticmethod
+    def _idents(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, bytes]:
+        out: dict[int, bytes] = {}
+        wanted = list(dict.fromkeys(ids))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for mid, ident in conn.execute(f"SELECT id, ident FROM messages WHERE id IN ({marks})", chunk):
+                out[mid] = ident if ident is not None else b"id:%d" % mid
+        return out
+
+    @staticmethod
+    def _existing(conn: sqlite3.Connection, idents: Sequence[bytes]) -> dict[bytes, int]:
+        out: dict[bytes, int] = {}
+        wanted = list(dict.fromkeys(idents))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(conn.execute(f"SELECT ident, id FROM messages WHERE ident IN ({marks})", chunk).fetchall())
+        return out
+
+    def _session_last(self, conn: sqlite3.Connection, session_id: str) -> bytes:
+        """Identity of the session's newest stored message (b"" for an empty session)."""
+        cached = self._last_ident.get(session_id)
+        if cached is not None:
+            return cached
+        row = conn.execute("SELECT id, ident FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+                           (session_id,)).fetchone()
+        ident = b"" if row is None else (row[1] if row[1] is not None else b"id:%d" % row[0])
+        self._last_ident[session_id] = ident
+        return ident
 
     def _positions(self, conn: sqlite3.Connection, session_id: str) -> tuple[int, int]:
         """Next id and next seq of ``session_id``, re-read only when another connection wrote.
@@ -300,6 +635,7 @@ class SQLiteStore:
             self._version = version
             self._next_id = (conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0) + 1
             self._next_seq = {}
+            self._last_ident = {}
             self._fts_upto = conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
         seq = self._next_seq.get(session_id)
         if seq is None:
@@ -316,16 +652,20 @@ class SQLiteStore:
             f"SELECT {self._COLUMNS} FROM messages WHERE id > ? AND id <= ? ORDER BY id", (upto, last_id)
         ).fetchall()
         conn.executemany(
-            "INSERT INTO messages_fts (rowid, meta, body) VALUES (?, ?, ?)",
-            [(m.id, f"{session_token(m.session_id)} {role_token(m.role)}", m.text())
+            "INSERT INTO messages_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
+            [_index_row(m.id, f"{session_token(m.session_id)} {role_token(m.role)}", m.text())
              for m in map(StoredMessage._make, rows)],
         )
         conn.execute("UPDATE state SET value = ? WHERE key = 'fts_upto'", (last_id,))
         return last_id
 
     def flush_index(self) -> None:
-        """Index every stored message now (searches call this first)."""
-        with self._lock:
+        """Index every stored message now (searches call this first; a no-op when nothing
+        waits, known without a read when no other connection wrote since)."""
+        def flush() -> None:
+            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._version and self._fts_upto >= self._next_id - 1:
+                return
             last_id = self.conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
             upto = self.conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
             if last_id <= upto:
@@ -337,6 +677,8 @@ class SQLiteStore:
             except BaseException:
                 self._version = None
                 raise
+
+        self._guard("cannot index", flush)
 
     _COLUMNS = "id, session_id, seq, role, content, meta, tokens, created_at"
 
@@ -371,27 +713,93 @@ class SQLiteStore:
             )
         return [StoredMessage(*r) for r in rows]
 
-    def search_messages(self, match: str, limit: int, offset: int = 0) -> list[int]:
-        """Ids of messages matching an FTS5 expression, newest first, one page."""
-        return self._search("messages_fts", match, limit, offset)
+    def search_messages(self, query: TextQuery, *, session_id: str | None = None, role: str | None = None,
+                        limit: int = 10, offset: int = 0) -> list[int]:
+        """Ids of matching messages: BM25 when the query has up to ``RANK_LIMIT`` matches in
+        scope (equal scores newest first), newest first when it has more."""
+        self.flush_index()
+        if session_id is not None:
+            return self._in_session(query, session_id, role, limit, offset)
+        return self._ranked("messages_fts", query, [role_token(role)] if role else [], limit, offset)
 
-    def search_summaries(self, match: str, limit: int, offset: int = 0) -> list[int]:
-        return self._search("summaries_fts", match, limit, offset)
+    def _in_session(self, query: TextQuery, session_id: str, role: str | None, limit: int,
+                    offset: int) -> list[int]:
+        """A session's matches. A query rare in the whole store (at most ``RANK_LIMIT``
+        matches) is filtered by session through the messages table and ranked: its cost
+        follows its matches, not the session's size. A common one is walked newest first
+        with the session's token, within the session's id range (ids grow with its seq)."""
+        match = fts_match(query)
+        keep = "m.session_id = ?" + (" AND m.role = ?" if role else "")
+        params = (session_id, *((role,) if role else ()))
 
-    def _search(self, table: str, match: str, limit: int, offset: int) -> list[int]:
-        if table == "messages_fts":
-            self.flush_index()
-        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ? OFFSET ?"
-        with self._lock:
-            try:
-                rows = self.conn.execute(sql, (match, limit, offset)).fetchall()
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    raise _store_error(self.path, "cannot search", exc) from None
-                raise ValueError(f"bad full-text query {match!r}: {exc}") from None
-            except sqlite3.Error as exc:
-                raise _store_error(self.path, "cannot search", exc) from None
+        def probe(scored: bool) -> list[tuple[int, float]]:
+            score = ", bm25(messages_fts, 0.0, 1.0, 0.5) AS score" if scored else ", 0.0 AS score"
+            rows = self._search(
+                f"SELECT f.rowid, f.score, {keep} FROM (SELECT rowid{score} FROM messages_fts WHERE messages_fts "
+                f"MATCH ? ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}) f JOIN messages m ON m.id = f.rowid",
+                (*params, match))
+            self._probe_size = len(rows)
+            return [(rowid, score) for rowid, score, here in rows if here]
+
+        ranked = self._order(probe)
+        if ranked is not None:
+            return ranked[offset : offset + limit]
+        lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
+                            "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
+                            (session_id, session_id))[0]
+        if lo is None:
+            return []
+        tokens = [session_token(session_id)] + ([role_token(role)] if role else [])
+        rows = self._search("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? "
+                            "ORDER BY rowid DESC LIMIT ? OFFSET ?", (fts_match(query, tokens), lo, hi, limit, offset))
         return [r[0] for r in rows]
+
+    def _order(self, probe: Callable[[bool], list[tuple[int, float]]]) -> list[int] | None:
+        """Matches by BM25 (newest first on ties) when the probe saw at most ``RANK_LIMIT``;
+        None when it saw more (the caller pages newest first). The probe runs without scores
+        (a score costs more than finding the row); only a query that turned out rare is
+        scored, in a second pass over its few matches."""
+        rows = probe(False)
+        if self._probe_size > RANK_LIMIT:
+            return None
+        if len(rows) > 1:
+            rows = probe(True)
+        return [rowid for rowid, _ in sorted(rows, key=lambda r: (r[1], -r[0]))]
+
+    def _ranked(self, table: str, query: TextQuery, tokens: Sequence[str], limit: int, offset: int) -> list[int]:
+        """One page of the matches of ``query`` (plus meta ``tokens``) in the whole table."""
+        match = fts_match(query, tokens)
+
+        def probe(scored: bool) -> list[tuple[int, float]]:
+            score = f", bm25({table}, 0.0, 1.0, 0.5)" if scored else ", 0.0"
+            rows = self._search(f"SELECT rowid{score} FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
+                                f"LIMIT {RANK_LIMIT + 1}", (match,))
+            self._probe_size = len(rows)
+            return rows
+
+        ranked = self._order(probe)
+        if ranked is not None:
+            return ranked[offset : offset + limit]
+        rows = self._search(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
+                            "LIMIT ? OFFSET ?", (match, limit, offset))
+        return [r[0] for r in rows]
+
+    def _search(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        def run() -> list[Any]:
+            try:
+                return self.conn.execute(sql, params).fetchall()
+            except sqlite3.OperationalError as exc:
+                if error_kind(exc) == "other" and ("fts5" in str(exc) or "syntax" in str(exc)):
+                    raise ValueError("the search could not be run; simplify the pattern (words, \"a phrase\", "
+                                     "prefix*, AND / OR / NOT)") from None
+                raise
+
+        return self._guard("cannot search", run)
+
+    def search_summaries(self, query: TextQuery, *, session_id: str | None = None, limit: int = 10,
+                         offset: int = 0) -> list[int]:
+        tokens = [session_token(session_id)] if session_id is not None else []
+        return self._ranked("summaries_fts", query, tokens, limit, offset)
 
     # -- summaries --------------------------------------------------------------------
 
@@ -400,29 +808,33 @@ class SQLiteStore:
 
     def add_summary(self, summary: NewSummary, children: Sequence[int] = ()) -> int:
         """Persist a summary and, in the same transaction, mark ``children`` as condensed."""
-        with self._write() as conn:
-            cur = conn.execute(
-                "INSERT INTO summaries (session_id, depth, content, hint, tokens, source, covers_kind, covers,"
-                " first_message, last_message, message_count, parent_id, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
-                (summary.session_id, summary.depth, summary.content, summary.hint, summary.tokens, summary.source,
-                 summary.covers_kind, json.dumps(summary.covers), summary.first_message, summary.last_message,
-                 summary.message_count, time.time()),
-            )
-            sid = int(cur.lastrowid or 0)
-            conn.execute(
-                "INSERT INTO summaries_fts (rowid, meta, body) VALUES (?, ?, ?)",
-                (sid, f"{session_token(summary.session_id)} d{summary.depth}", f"{summary.content}\n{summary.hint}"),
-            )
-            if children:
-                marks = ",".join("?" * len(children))
-                conn.execute(f"UPDATE summaries SET parent_id = ? WHERE id IN ({marks})", (sid, *children))
-        return sid
+        def add() -> int:
+            with self._write() as conn:
+                content = codec.storable_text(summary.content)
+                hint = codec.storable_text(summary.hint)
+                cur = conn.execute(
+                    "INSERT INTO summaries (session_id, depth, content, hint, tokens, source, covers_kind, covers,"
+                    " first_message, last_message, message_count, parent_id, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
+                    (summary.session_id, summary.depth, content, hint, summary.tokens, summary.source,
+                     summary.covers_kind, codec.dumps(summary.covers), summary.first_message,
+                     summary.last_message, summary.message_count, time.time()),
+                )
+                sid = int(cur.lastrowid or 0)
+                conn.execute("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
+                             _index_row(sid, f"{session_token(summary.session_id)} d{summary.depth}",
+                                        f"{content}\n{hint}"))
+                if children:
+                    marks = ",".join("?" * len(children))
+                    conn.execute(f"UPDATE summaries SET parent_id = ? WHERE id IN ({marks})", (sid, *children))
+            return sid
+
+        return self._guard("cannot write", add)
 
     def _summaries(self, where: str, params: Sequence[Any]) -> list[SummaryRow]:
         rows = self._read(f"SELECT {self._SUMMARY_COLUMNS} FROM summaries WHERE {where}", params)
         return [
-            SummaryRow(*r[:8], tuple(json.loads(r[8])), *r[9:])  # type: ignore[call-arg]
+            SummaryRow(*r[:8], tuple(codec.loads(r[8])), *r[9:])  # type: ignore[call-arg]
             for r in rows
         ]
 
@@ -446,13 +858,16 @@ class SQLiteStore:
 
     def save_layout(self, session_id: str, layout: Any, upto: int) -> None:
         """What the engine last returned for the session, by id, and the last id it held."""
-        with self._write() as conn:
-            conn.execute("INSERT OR REPLACE INTO layouts (session_id, layout, upto) VALUES (?, ?, ?)",
-                         (session_id, json.dumps(layout), upto))
+        def save() -> None:
+            with self._write() as conn:
+                conn.execute("INSERT OR REPLACE INTO layouts (session_id, layout, upto) VALUES (?, ?, ?)",
+                             (session_id, codec.dumps(layout), upto))
+
+        self._guard("cannot write", save)
 
     def load_layout(self, session_id: str) -> tuple[Any, int] | None:
         rows = self._read("SELECT layout, upto FROM layouts WHERE session_id = ?", (session_id,))
-        return (json.loads(rows[0][0]), int(rows[0][1])) if rows else None
+        return (codec.loads(rows[0][0]), int(rows[0][1])) if rows else None
 
     # -- status -----------------------------------------------------------------------
 
@@ -462,10 +877,11 @@ class SQLiteStore:
         return 0 if row is None else int(row) + 1
 
     def stats(self, session_id: str | None) -> dict[str, Any]:
-        total = self._read("SELECT max(id) FROM messages")[0][0] or 0
+        total = self._read("SELECT max(id) FROM messages")[0][0] or 0  # ids are dense: a count without a scan
         size = sum(Path(f"{self.path}{suffix}").stat().st_size for suffix in ("", "-wal")
                    if Path(f"{self.path}{suffix}").is_file())
-        out: dict[str, Any] = {"db_path": self.path, "db_bytes": size, "messages_total": total}
+        out: dict[str, Any] = {"db_path": self.path, "db_bytes": size, "messages_total": total,
+                               "durability": self.durability}
         if session_id is not None:
             out["messages_session"] = self.session_size(session_id)
             depths = self._read(
@@ -475,6 +891,71 @@ class SQLiteStore:
             out["summaries_by_depth"] = {f"d{d}": {"count": n, "uncondensed": u} for d, n, u in depths}
         return out
 
+    def health(self) -> dict[str, Any]:
+        """``{"state", "summary", "events"}``: ok, degraded (recovered from something), unavailable."""
+        aside = sorted(Path(self.path).parent.glob(f"{Path(self.path).name}.corrupt-*[0-9]")) \
+            if self.path != ":memory:" else []
+        if self.last_error:
+            state, summary = "unavailable", f"LCM store error: {self.last_error}"
+        elif self.events:
+            state, summary = "degraded", f"LCM store recovered: {self.events[-1]['message']}"
+        elif aside:
+            state, summary = "degraded", (f"LCM store {self.path}: ok; {len(aside)} damaged database(s) were moved "
+                                          f"aside earlier, newest {aside[-1]}")
+        else:
+            state, summary = "ok", f"LCM store {self.path}: ok"
+        return {"state": state, "summary": summary, "events": list(self.events)}
+
     def close(self) -> None:
         with self._lock:
-            self.conn.close()
+            if not self._closed:
+                self._closed = True
+                try:
+                    self.conn.close()
+                except sqlite3.Error:
+                    pass
+
+
+def _tighten(path: Path) -> None:
+    """Make an existing file owner-only (it holds whole transcripts)."""
+    try:
+        if path.is_file() and path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+    except OSError:
+        pass
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` (and missing parent directories) owner-only before SQLite opens it."""
+    private_dir(path.parent)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        _tighten(path)
+    else:
+        os.close(fd)
+
+
+def private_dir(directory: Path) -> None:
+    """Create ``directory`` and its missing parents as 0700 (existing ones are left alone)."""
+    missing = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for new in reversed(missing):
+        new.mkdir(mode=0o700, exist_ok=True)
+
+
+def quarantine(path: Path) -> Path:
+    """Move a damaged database (and its WAL files) aside so a new one can start."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{path}{suffix}")
+        if src.exists():
+            src.rename(f"{aside}{suffix}")
+    return aside

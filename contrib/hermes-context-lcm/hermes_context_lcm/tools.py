@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hermes_context_lcm.outputs import describe_text, page_count
-from hermes_context_lcm.store import StoredMessage, StoreError, SummaryRow, role_token, session_token
+from hermes_context_lcm.query import parse_query
+from hermes_context_lcm.store import StoredMessage, StoreError, SummaryRow
 
 if TYPE_CHECKING:
     from hermes_context_lcm.engine import LCMEngine
@@ -25,7 +26,7 @@ SNIPPET_CHARS = 160
 MAX_ID = 2**63 - 1  # SQLite's INTEGER; larger ids cannot exist
 # Regex mode runs a model-written pattern: bound it. The stdlib ``re`` cannot be interrupted,
 # so a catastrophic pattern would hold a core forever; the ``regex`` package takes a timeout.
-REGEX_SCAN_ROWS = 5000  # messages a regex search reads per call before it hands back a cursor
+REGEX_BATCH = 1000  # messages read per query while a regex search pages through the store
 REGEX_MAX_PATTERN = 500  # characters
 REGEX_ROW_CHARS = 100_000  # a regex reads at most the first this-many characters of each message
 REGEX_TIMEOUT_MS = 500  # one search; past it the pattern is rejected
@@ -39,9 +40,11 @@ class _Args(BaseModel):
 
 class GrepArgs(_Args):
     pattern: str = Field(min_length=1, description=(
-        "Words to find (full_text: whole words, \"a phrase\", prefix*, AND/OR/NOT) or a Python regex "
-        "(regex: also matches inside words, e.g. CJK text; scans up to 5000 messages per call, the first "
-        "100,000 characters of each, and gives up on a pattern that takes over 500 ms on one message)."))
+        "Words to find (full_text: words, parts of camelCase / snake_case names, text inside Chinese, "
+        "Japanese or Korean, versions like 1.2.3, emoji; \"a phrase\", prefix*, AND/OR/NOT; best matches "
+        "first) or a Python regex (regex: newest first; reads the first 100,000 characters of each message, "
+        "about 3 s per call, then hands back next_cursor to continue; a pattern over 500 ms on one message "
+        "is refused)."))
     mode: Literal["full_text", "regex"] = "full_text"
     scope: Literal["session", "all"] | None = Field(
         None, description="This session (the default once it has stored messages) or every stored session.")
@@ -125,38 +128,13 @@ def parse_id(value: str) -> tuple[str, int]:
 # -- lcm_grep ------------------------------------------------------------------------------
 
 
-def fts_expression(pattern: str) -> tuple[str, list[str]]:
-    """A safe FTS5 expression from user words, and the plain terms (for snippets).
-
-    Words are quoted (so punctuation and FTS syntax cannot break the query); ``"a b"`` is
-    a phrase, ``word*`` a prefix, and ``AND`` / ``OR`` / ``NOT`` pass through.
-    """
-    parts, terms = [], []
-    for token in re.findall(r'"[^"]*"|\S+', pattern):
-        if token in ("AND", "OR", "NOT"):
-            parts.append(token)
-            continue
-        prefix = token.endswith("*") and not token.startswith('"')
-        word = token.strip('"').rstrip("*") if not token.startswith('"') else token[1:-1]
-        if not re.search(r"\w", word):
-            continue
-        terms.append(word)
-        parts.append('"' + word.replace('"', '""') + '"' + ("*" if prefix else ""))
-    while parts and parts[0] in ("AND", "OR", "NOT"):
-        parts.pop(0)
-    while parts and parts[-1] in ("AND", "OR", "NOT"):
-        parts.pop()
-    if not terms:
-        raise ValueError(f"pattern {pattern!r} has no searchable words")
-    return " ".join(parts), terms
-
-
 def snippet(text: str, terms: list[str] | None = None, span: tuple[int, int] | None = None) -> str:
+    """About ``SNIPPET_CHARS`` around the first place a term (or one of its words) occurs."""
     if span is None:
-        lowered = text.lower()
-        words = [*(terms or ()), *(w for t in terms or () for w in re.findall(r"\w+", t))]
-        hits = [p for p in (lowered.find(w.lower()) for w in words) if p >= 0]
-        at = min(hits) if hits else 0
+        words = sorted({*(terms or ()), *(w for t in terms or () for w in re.findall(r"\w+", t))}, key=len,
+                       reverse=True)
+        found = re.search("|".join(map(re.escape, words)), text, re.IGNORECASE) if words else None
+        at = found.start() if found else 0  # the first hit, without lower-casing the whole text
         span = (at, at)
     start = max(0, span[0] - SNIPPET_CHARS // 2)
     piece = " ".join(text[start : start + SNIPPET_CHARS].split())
@@ -183,17 +161,15 @@ def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
     next_cursor: int | None = None
     extra: dict[str, Any] = {}
     if args.mode == "full_text":
-        expr, terms = fts_expression(args.pattern)
-        meta = [session_token(session)] if session else []
+        query = parse_query(args.pattern)
+        terms = query.terms
         if args.target != "messages" and args.cursor == 0 and args.role is None:
-            match = f"body : ({expr})" + (f" AND meta : {meta[0]}" if meta else "")
-            for row in store.get_summaries(store.search_summaries(match, min(args.limit, 5))):
+            for row in store.get_summaries(store.search_summaries(query, session_id=session,
+                                                                  limit=min(args.limit, 5))):
                 results.append(_summary_hit(row, snippet(row.content, terms)))
         if args.target != "summaries":
-            if args.role:
-                meta.append(role_token(args.role))
-            match = f"body : ({expr})" + "".join(f" AND meta : {token}" for token in meta)
-            ids = store.search_messages(match, args.limit + 1, args.cursor)
+            ids = store.search_messages(query, session_id=session, role=args.role, limit=args.limit + 1,
+                                        offset=args.cursor)
             if len(ids) > args.limit:
                 ids, next_cursor = ids[: args.limit], args.cursor + args.limit
             for m in store.get_messages(ids):
@@ -209,31 +185,43 @@ def grep(engine: LCMEngine, args: GrepArgs) -> dict[str, Any]:
                 if found:
                     results.append(_summary_hit(row, snippet(row.content, span=found)))
         if args.target != "summaries":
-            stop = time.monotonic() + REGEX_CALL_MS / 1000
-            results_before = len(results)
-            before: int | None = args.cursor or None
-            scanned = 0
-            while (scanned < REGEX_SCAN_ROWS and len(results) - results_before < args.limit
-                   and (not scanned or time.monotonic() < stop)):
-                batch = store.scan_messages(session, before, 500)
-                if not batch:
-                    before = None
-                    break
-                for m in batch:
-                    if len(results) - results_before >= args.limit or (scanned and time.monotonic() >= stop):
-                        break  # (at least one row per call, so paging always advances)
-                    scanned += 1
-                    before = m.id
-                    if args.role and m.role != args.role:
-                        continue
-                    text = m.text()
-                    found = search(text)
-                    if found:
-                        results.append(_message_hit(m, snippet(text, span=found)))
-            next_cursor = before
+            next_cursor, scanned = _regex_messages(store, session, args, search, results)
             extra["scanned"] = scanned
+            extra["complete"] = next_cursor is None
     return {"pattern": args.pattern, "mode": args.mode, "scope": scope, "count": len(results),
             "results": results, "next_cursor": next_cursor, **extra}
+
+
+def _regex_messages(store: Any, session: str | None, args: GrepArgs, search: Callable[[str], Any],
+                    results: list[dict[str, Any]]) -> tuple[int | None, int]:
+    """Page through the messages newest first until ``limit`` hits or the time budget; the
+    cursor to continue from (None: the whole store was read) and how many were read.
+
+    No row cap: a call reads as far as its time budget allows (at least one message, so
+    paging always advances), and ``next_cursor`` continues exactly where it stopped.
+    """
+    stop = time.monotonic() + REGEX_CALL_MS / 1000
+    wanted = len(results) + args.limit
+    before: int | None = args.cursor or None
+    scanned = 0
+    while True:
+        batch = store.scan_messages(session, before, REGEX_BATCH)
+        if not batch:
+            return None, scanned
+        for m in batch:
+            if len(results) >= wanted or (scanned and time.monotonic() >= stop):
+                return before, scanned
+            scanned += 1
+            before = m.id
+            if args.role and m.role != args.role:
+                continue
+            text = m.content if isinstance(m.content, str) and m.meta.startswith('{"role": ') and (
+                len(m.meta) < 40) else m.text()
+            found = search(text)
+            if found:
+                results.append(_message_hit(m, snippet(text, span=found)))
+        if len(batch) < REGEX_BATCH:
+            return (before if len(results) >= wanted else None), scanned
 
 
 def bounded_search(pattern: str) -> Callable[[str], tuple[int, int] | None]:
@@ -331,8 +319,15 @@ def expand(engine: LCMEngine, args: ExpandArgs) -> dict[str, Any]:
 
 
 def _message_item(m: StoredMessage, budget_chars: int) -> dict[str, Any]:
-    """A message inside a summary's expansion; a very long one is cut with a pointer."""
-    item: dict[str, Any] = {"id": f"msg_{m.id}", **m.message()}
+    """A message inside a summary's expansion; a very long one is cut with a pointer.
+
+    ``id`` is always the ``msg_N`` pointer the model needs; a message's own ``id`` key is
+    shown as ``message_id``."""
+    msg = m.message()
+    own_id = msg.pop("id", None)
+    item: dict[str, Any] = {"id": f"msg_{m.id}", **msg}
+    if own_id is not None:
+        item["message_id"] = own_id
     content = item.get("content")
     if isinstance(content, str) and len(content) > budget_chars // 2:
         item["content"] = content[: budget_chars // 2]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,8 +20,9 @@ from hermes_summarizers.deterministic import DeterministicSummarizer
 from hermes_core.apps.transcripts import load_transcript
 from hermes_core.config.models import HermesConfig
 from hermes_core.plugin.context import PluginContext
+from hermes_core.testing.engine_conformance import corpus_dir
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "transcripts"
+CORPUS = corpus_dir(Path(__file__).resolve()) or Path(__file__).resolve().parents[4] / "shared/corpus/transcripts"
 
 
 @pytest.fixture(scope="session")
@@ -121,3 +125,50 @@ def summary_server() -> Iterator[SummaryServer]:
     server = SummaryServer()
     yield server
     server.close()
+
+
+SESSION = r"""
+import json, sys
+from pathlib import Path
+from hermes_context_lcm.engine import LCMEngine
+try:
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.context import PluginContext
+except ImportError:
+    from hermes_core.config import HermesConfig
+    from hermes_core.plugin_context import PluginContext
+home, session, turns = sys.argv[1], sys.argv[2], int(sys.argv[3])
+config = HermesConfig.model_validate({"model": {"context_length": 4000}})
+engine = LCMEngine(PluginContext(home=Path(home), config=config))
+engine.on_session_start(session)
+live = [{"role": "system", "content": "system prompt"}]
+for i in range(turns):
+    live.append({"role": "user", "content": f"{session} question {i} about the zebrafish gene " + "words " * 40})
+    live.append({"role": "assistant", "content": f"{session} answer {i} " + "text " * 40})
+    if engine.should_compress_preflight(live):
+        live = engine.compress(live)
+grep = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "zebrafish", "scope": "session"}))
+status = engine.get_status()
+print(json.dumps({"grep": grep, "state": status.get("state"), "store_error": status.get("store_error"),
+                  "events": status.get("store_events", []), "summary": status.get("summary"),
+                  "stored": engine.store.session_size(engine.session_id), "compactions": engine.compression_count}))
+engine.close()
+"""
+
+
+def _run_session(home: Path, session: str, turns: int) -> dict[str, Any]:
+    """One real process: an engine over ``turns`` synthetic turns; its status and a grep as JSON."""
+    env = dict(os.environ)
+    if os.environ.get("LCM_WORKER_PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["LCM_WORKER_PYTHONPATH"]
+    done = subprocess.run([sys.executable, "-c", SESSION, str(home), session, str(turns)], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=home)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def run_session() -> Callable[[Path, str, int], dict[str, Any]]:
+    """``run_session(home, session, turns)`` in a separate Python process (``LCM_WORKER_PYTHONPATH``
+    runs it against another checkout)."""
+    return _run_session

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hermes_core.testing.engine_conformance import corpus_dir
+
 PACKAGE = Path(__file__).resolve().parents[1]
-CORPUS = PACKAGE.parents[2] / "shared" / "corpus" / "transcripts"
+CORPUS = corpus_dir(Path(__file__).resolve()) or Path(__file__).resolve().parents[4] / "shared/corpus/transcripts"
 TRANSCRIPT = CORPUS / "codex-cli_ai-sessions_pomodoro.json"
 
 

@@ -9,9 +9,9 @@ from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.settings import LCMSettings
 
 from hermes_core.apps.transcripts import load_transcript
-from hermes_core.testing.engine_conformance import check_engine, corpus_cases, engine_factory
+from hermes_core.testing.engine_conformance import check_engine, corpus_cases, corpus_dir, engine_factory
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "transcripts"
+CORPUS = corpus_dir(Path(__file__).resolve()) or Path(__file__).resolve().parents[4] / "shared/corpus/transcripts"
 
 
 @pytest.mark.parametrize(("path", "context_length"), corpus_cases(CORPUS if CORPUS.is_dir() else None))

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "transcripts"
+from hermes_core.testing.engine_conformance import corpus_dir
+
+CORPUS = corpus_dir(Path(__file__).resolve()) or Path(__file__).resolve().parents[4] / "shared/corpus/transcripts"
 POMODORO = CORPUS / "claude-code_ai-sessions_pomodoro.json"
 
 # Runs one engine over the transcript in its own process. argv: home, session, label,
@@ -32,6 +34,7 @@ from hermes_core.config.models import HermesConfig
 from hermes_core.plugin.context import PluginContext
 from hermes_summarizers.deterministic import DeterministicSummarizer
 from hermes_core.apps.transcripts import load_transcript
+from hermes_core.testing.engine_conformance import corpus_dir
 
 home, session, label, crash_at, hold, corpus = sys.argv[1:7]
 msgs = [m for m in load_transcript(Path(corpus)).messages if m["role"] != "system"]

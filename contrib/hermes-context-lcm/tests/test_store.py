@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_context_lcm.store import SQLiteStore, StoreError, role_token, session_token
+from hermes_context_lcm.query import parse_query
+from hermes_context_lcm.store import SQLiteStore, StoreError
 
 ODD_MESSAGES: list[dict[str, Any]] = [
     {"role": "user", "content": "same"},
@@ -39,16 +40,14 @@ def test_search_is_scoped_by_session_and_role_and_newest_first(tmp_path: Path) -
     store = SQLiteStore(tmp_path / "lcm.db", index_batch=1000)  # nothing indexed until a search
     store.append("a", [{"role": "user", "content": "alpha needle"}, {"role": "assistant", "content": "needle two"}])
     store.append("b", [{"role": "user", "content": "needle in b"}])
-    assert store.search_messages('body : ("needle")', 10) == [3, 2, 1]
-    assert store.search_messages(f'body : ("needle") AND meta : {session_token("a")}', 10) == [2, 1]
-    match = f'body : ("needle") AND meta : {session_token("a")} AND meta : {role_token("user")}'
-    assert store.search_messages(match, 10) == [1]
-    assert store.search_messages('body : ("needle")', 1, offset=1) == [2]
+    needle = parse_query("needle")
+    assert store.search_messages(needle, limit=10) == [3, 2, 1]  # equal relevance: newest first
+    assert store.search_messages(needle, session_id="a", limit=10) == [2, 1]
+    assert store.search_messages(needle, session_id="a", role="user", limit=10) == [1]
+    assert store.search_messages(needle, limit=1, offset=1) == [2]
     # tool-call arguments are searchable too
     store.append("a", [ODD_MESSAGES[2]])
-    assert store.search_messages('body : ("ls")', 10) == [4]
-    with pytest.raises(ValueError, match="bad full-text query"):
-        store.search_messages("body : (", 10)
+    assert store.search_messages(parse_query("ls"), limit=10) == [4]
 
 
 def test_reopen_keeps_everything_and_does_not_rebuild(tmp_path: Path) -> None:
@@ -63,13 +62,15 @@ def test_reopen_keeps_everything_and_does_not_rebuild(tmp_path: Path) -> None:
     assert again.get_messages([8])[0].seq == 7
 
 
-def test_corrupt_file_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_database_is_moved_aside(tmp_path: Path) -> None:
     path = tmp_path / "lcm.db"
     path.write_bytes(b"this is not sqlite at all" * 100)
-    with pytest.raises(StoreError) as info:
-        SQLiteStore(path)
-    assert info.value.kind == "corrupt"
-    assert str(path) in str(info.value)
+    store = SQLiteStore(path)
+    aside = list(tmp_path.glob("lcm.db.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == b"this is not sqlite at all" * 100
+    health = store.health()
+    assert health["state"] == "degraded" and str(aside[0]) in health["summary"]
+    assert store.generation == 1 and store.append("s", [{"role": "user", "content": "x"}]) == [1]
 
 
 def test_locked_database_is_a_busy_error_not_a_hang(tmp_path: Path) -> None:
@@ -120,5 +121,5 @@ def test_concurrent_processes_share_one_store(tmp_path: Path) -> None:
         rows = store.session_messages(f"p{n}", limit=1000)
         assert [r.seq for r in rows] == list(range(120))
         assert [r.message()["content"] for r in rows[::2]] == [f"p{n} turn {i}" for i in range(60)]
-    assert len(store.search_messages('body : ("common")', 1000)) == 240
+    assert len(store.search_messages(parse_query("common"), limit=1000)) == 240
     assert store.stats(None)["messages_total"] == 480

@@ -108,7 +108,7 @@ class LongSummaries:
 def test_condensing_sends_child_summaries_whole(make_engine: Any) -> None:
     summarizer = LongSummaries()
     engine = make_engine(context_length=64_000, summarizer=summarizer, leaf_chunk_tokens=4000,
-                         max_summary_calls=100)
+                         max_summary_calls=100, max_leaf_calls=8)
     engine.on_session_start("s")
     msgs = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " + "w " * 3000}
             for i in range(40)]
