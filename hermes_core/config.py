@@ -14,10 +14,10 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hermes_core.paths import config_path
 from hermes_core.rawconfig import ConfigError, env_disabled_plugins, load_raw_config, split_names
@@ -35,6 +35,7 @@ __all__ = [
     "PluginsConfig",
     "PromptConfig",
     "SkillsConfig",
+    "StorageConfig",
     "load_config",
     "load_raw_config",
     "validate_section",
@@ -100,6 +101,27 @@ class PromptConfig(_Section):
     context_file_max_chars: int = Field(20_000, gt=100)
 
 
+class StorageConfig(_Section):
+    """Where the built-in memory and the LCM engine keep their data (see hermes_core.storage).
+
+    ``files`` is the embedded default (MEMORY.md/USER.md, lcm.db); ``postgres`` shares one
+    database between hosts, every row scoped by ``namespace``; the DSN is read from the
+    environment variable ``dsn_env`` so no password sits in config.yaml.
+    """
+
+    backend: Literal["files", "postgres"] = "files"
+    dsn_env: str = Field("HERMES_PG_DSN", min_length=1)
+    namespace: str = "default"
+    pool_size: int = Field(8, ge=1, le=200)
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, value: str) -> str:
+        from hermes_core.storage.namespace import check_namespace
+
+        return check_namespace(value)
+
+
 class PluginsConfig(BaseModel):
     """``disabled`` blocks plugins before import; every other key is a plugin's section."""
 
@@ -120,6 +142,7 @@ class HermesConfig(_Section):
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
 
     def external_providers(self) -> list[str]:
         """``memory.provider`` as a list (a comma-separated value names several)."""

@@ -11,6 +11,7 @@ from hermes_memory_builtin.store import MemoryStore
 
 if TYPE_CHECKING:
     from hermes_core.plugin_context import PluginContext
+    from hermes_memory_builtin.pg_store import PgMemoryStore
 
 MAX_CONSOLIDATION_FAILURES = 3
 STOP_RETRYING = (
@@ -33,9 +34,14 @@ class BuiltinMemoryProvider(MemoryProvider):
         mem = self.ctx.config.memory
         enabled = (("memory", mem.memory_enabled), ("user", mem.user_profile_enabled))
         self.targets = tuple(target for target, on in enabled if on)
-        self.store = MemoryStore(
-            self.ctx.home / "memories", {"memory": mem.memory_char_limit, "user": mem.user_char_limit}
-        )
+        limits = {"memory": mem.memory_char_limit, "user": mem.user_char_limit}
+        storage = getattr(self.ctx.config, "storage", None)
+        if storage is not None and storage.backend == "postgres":  # storage: in config.yaml
+            from hermes_memory_builtin.pg_store import PgMemoryStore
+
+            self.store: MemoryStore | PgMemoryStore = PgMemoryStore(storage, limits)
+        else:
+            self.store = MemoryStore(self.ctx.home / "memories", limits)
         self._snapshot: str | None = None
         self._failures = 0  # consolidation failures this turn
 
