@@ -62,12 +62,12 @@ def fresh_database(server: str, env: str = DSN_ENV) -> Iterator[str]:
 
 
 def restart_server(mode: str = "restart") -> None:
-    """``pg_ctl restart`` (or ``stop`` / ``start``) of the test server, as its owner."""
+    """``pg_ctl restart`` (or ``stop`` / ``start`` / ``reload``) of the test server, as its owner."""
     pg_bin, pg_data = require("HERMES_TEST_PG_BIN"), require("HERMES_TEST_PG_DATA")
     cmd = [str(Path(pg_bin) / "pg_ctl"), "-D", pg_data, "-w", mode]
-    if mode != "start":
+    if mode in ("restart", "stop"):
         cmd += ["-m", "fast"]
-    if mode != "stop":  # the server's output goes to its log, never to a pipe of ours
+    if mode in ("restart", "start"):  # the server's output goes to its log, never to a pipe of ours
         cmd += ["-l", str(Path(pg_data) / "server.log")]
     if os.geteuid() == 0:
         cmd = ["runuser", "-u", "postgres", "--", *cmd]
