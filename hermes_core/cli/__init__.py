@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if args.debug:
             raise
-        from hermes_core.rawconfig import ConfigError
+        from hermes_core.config.raw import ConfigError
 
         code = 2 if isinstance(exc, ConfigError) else getattr(exc, "code", 1)
         message = str(exc) if isinstance(exc, (CommandError, ConfigError)) else f"{type(exc).__name__}: {exc}"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from hermes_core.storage.errors import StorageError
 
 if TYPE_CHECKING:
-    from hermes_core.config import StorageConfig
+    from hermes_core.config.models import StorageConfig
 
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
 

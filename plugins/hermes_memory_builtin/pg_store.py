@@ -26,7 +26,7 @@ from hermes_memory_builtin.store import FILES, MemoryFileError, MemoryWriteError
 if TYPE_CHECKING:
     import psycopg
 
-    from hermes_core.config import StorageConfig
+    from hermes_core.config.models import StorageConfig
     from hermes_core.storage.pool import Database
 
 T = TypeVar("T")

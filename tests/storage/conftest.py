@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hermes_core.config import StorageConfig
+from hermes_core.config.models import StorageConfig
 from hermes_core.testing.postgres import DSN_ENV, fresh_database, require
 
 

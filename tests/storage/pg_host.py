@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-from hermes_core.host import build_host
+from hermes_core.plugin.host import build_host
 
 
 def writer(home: Path, name: str, adds: int, ack: Path, report: dict[str, object]) -> None:

@@ -14,7 +14,7 @@ from hermes_memory_builtin.pg_store import MEMORY_SCHEMA, PgMemoryStore
 from hermes_memory_builtin.tool import run_memory_tool
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from hermes_core.config import ConfigError, HermesConfig, StorageConfig, validate_section
+from hermes_core.config.models import ConfigError, HermesConfig, StorageConfig, validate_section
 from hermes_core.storage.errors import StorageError
 from hermes_core.storage.pool import Database
 from hermes_core.storage.schema import migrate

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from hermes_memory_builtin.pg_store import PgMemoryStore
 
-from hermes_core.config import StorageConfig
+from hermes_core.config.models import StorageConfig
 from hermes_core.testing.postgres import DSN_ENV, restart_server
 
 HOST = Path(__file__).with_name("pg_host.py")

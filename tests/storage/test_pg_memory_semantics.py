@@ -19,8 +19,8 @@ from hermes_memory_builtin.snapshot import build_snapshot
 from hermes_memory_builtin.store import MemoryStore
 from hermes_memory_builtin.tool import run_memory_tool
 
-from hermes_core.config import HermesConfig, StorageConfig
-from hermes_core.plugin_context import PluginContext
+from hermes_core.config.models import HermesConfig, StorageConfig
+from hermes_core.plugin.context import PluginContext
 from hermes_core.testing.provider_conformance import ProviderConformance
 
 LIMITS = {"memory": 220, "user": 140}
