@@ -93,6 +93,11 @@ class LCMEngine(ContextEngine):
         """
         if self._store is None and self.ctx.extras.get("lcm_store") is not None:
             self._store = self.ctx.extras["lcm_store"]  # e.g. a server-backed Store
+        storage = getattr(self.ctx.config, "storage", None)
+        if self._store is None and storage is not None and storage.backend == "postgres":
+            from hermes_context_lcm.pg_store import PgStore
+
+            self._store = PgStore(storage)  # storage: backend: postgres in config.yaml
         if self._store is None:
             from hermes_context_lcm.store import SQLiteStore, StoreError
 
@@ -130,9 +135,11 @@ class LCMEngine(ContextEngine):
         if store_path in ("", ":memory:"):  # a store no other process can open: this object
             store_path = f"{store_path}@{id(custom):x}"
         directory = self.db_path.with_name(f"{self.db_path.name}.locks")
+        server_lock = getattr(self.store, "session_lock", None)  # a database store locks across hosts
         for n in range(1, MAX_CONCURRENT + 1):
             candidate = session_id if n == 1 else f"{session_id}#concurrent-{n}"
-            lock = SessionLock.acquire(directory, f"{store_path}\0{candidate}")
+            lock = (server_lock(candidate) if server_lock is not None
+                    else SessionLock.acquire(directory, f"{store_path}\0{candidate}"))
             if lock is not None:
                 break
         else:

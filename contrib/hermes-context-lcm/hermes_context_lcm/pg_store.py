@@ -1,0 +1,450 @@
+"""The LCM store in PostgreSQL: the same :class:`~hermes_context_lcm.store.Store` as SQLite.
+
+Selected by ``storage.backend: postgres``. Every row carries the ``namespace`` of the
+``storage:`` section and every statement filters on it (a bound parameter), so tenants
+share tables but never rows. Messages are stored as the SQLite store stores them
+(``content`` string + JSON ``meta``, from :func:`split_message`), so
+:meth:`StoredMessage.message` rebuilds the ingested dict byte for byte.
+
+Search: each message gets a ``tsvector`` (GIN) built here from the same tokens SQLite's
+``unicode61`` tokenizer produces (letters, digits and private-use characters, case
+folded, Latin diacritics removed), with positions, so the tools' FTS5 expressions
+(phrases, ``prefix*``, AND / OR / NOT, session and role scope) translate to ``tsquery``
+with the same matches, newest first. ``search_substring`` uses a ``pg_trgm`` GIN index
+for what a word index cannot find (a word inside CJK text, part of an identifier).
+
+One live engine per session across hosts: :meth:`PgStore.session_lock` takes a
+session-level advisory lock (released when the host's connection dies).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import unicodedata
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from hermes_context_lcm.store import (
+    Message,
+    StoredMessage,
+    StoreError,
+    SummaryRow,
+    role_token,
+    search_text,
+    session_token,
+    split_message,
+)
+from hermes_core.storage.errors import StorageError
+from hermes_core.storage.locks import lock_for_transaction, session_locks
+from hermes_core.storage.schema import Component, migrate
+from hermes_core.text.tokens import estimate_message_tokens
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from hermes_context_lcm.dag import NewSummary
+    from hermes_core.config.models import StorageConfig
+    from hermes_core.storage.pool import Database
+
+MAX_POSITION = 16383  # tsvector positions stop there; later tokens share it (phrases that far in may miss)
+
+LCM_SCHEMA = Component("lcm", migrations=(
+    """
+    CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    CREATE TABLE lcm_messages (
+        namespace text NOT NULL,
+        id bigint NOT NULL,
+        session_id text NOT NULL,
+        seq bigint NOT NULL,
+        role text NOT NULL,
+        content text,
+        meta text NOT NULL,
+        tokens integer NOT NULL,
+        created_at double precision NOT NULL,
+        stoken text NOT NULL,
+        rtoken text NOT NULL,
+        words tsvector NOT NULL,
+        body text NOT NULL,
+        PRIMARY KEY (namespace, id),
+        UNIQUE (namespace, session_id, seq)
+    );
+    CREATE INDEX lcm_messages_words ON lcm_messages USING gin (words);
+    CREATE INDEX lcm_messages_session ON lcm_messages (namespace, stoken, id);
+    CREATE INDEX lcm_messages_body_trgm ON lcm_messages USING gin (body gin_trgm_ops);
+    CREATE SEQUENCE lcm_ids;
+    CREATE TABLE lcm_summaries (
+        namespace text NOT NULL,
+        id bigint NOT NULL,
+        session_id text NOT NULL,
+        depth integer NOT NULL,
+        content text NOT NULL,
+        hint text NOT NULL,
+        tokens integer NOT NULL,
+        source text NOT NULL,
+        covers_kind text NOT NULL,
+        covers text NOT NULL,
+        first_message bigint NOT NULL,
+        last_message bigint NOT NULL,
+        message_count integer NOT NULL,
+        parent_id bigint,
+        created_at double precision NOT NULL,
+        stoken text NOT NULL,
+        words tsvector NOT NULL,
+        PRIMARY KEY (namespace, id)
+    );
+    CREATE INDEX lcm_summaries_roots ON lcm_summaries (namespace, session_id, parent_id, id);
+    CREATE INDEX lcm_summaries_words ON lcm_summaries USING gin (words);
+    CREATE TABLE lcm_layouts (
+        namespace text NOT NULL,
+        session_id text NOT NULL,
+        layout text NOT NULL,
+        upto bigint NOT NULL,
+        PRIMARY KEY (namespace, session_id)
+    );
+    """,
+))
+
+# -- tokens, as FTS5's unicode61 makes them --------------------------------------------------
+
+_TOKEN_CATEGORIES = ("L", "N")
+
+
+def _is_token_char(ch: str) -> bool:
+    cat = unicodedata.category(ch)
+    return cat[0] in _TOKEN_CATEGORIES or cat == "Co"
+
+
+def _fold(ch: str) -> str:
+    low = ch.lower()
+    if len(low) != 1:
+        low = ch
+    if ord(low) < 0x250 and not low.isascii():  # Latin letters lose their diacritics
+        base = unicodedata.normalize("NFD", low)[0]
+        if base.isascii():
+            return base
+    return low
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` as SQLite's ``unicode61`` tokenizer (remove_diacritics=1) sees them."""
+    out: list[str] = []
+    word: list[str] = []
+    for ch in text:
+        if _is_token_char(ch):
+            word.append(_fold(ch))
+        elif word:
+            out.append("".join(word))
+            word = []
+    if word:
+        out.append("".join(word))
+    return out
+
+
+def _lexeme(token: str) -> str:
+    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsvector_literal(text: str) -> str:
+    """A ``tsvector`` of ``text``'s tokens with their positions (built here, not by a PG parser)."""
+    positions: dict[str, list[int]] = {}
+    for n, token in enumerate(tokens(text), 1):
+        positions.setdefault(token, []).append(min(n, MAX_POSITION))
+    return " ".join(f"{_lexeme(t)}:{','.join(map(str, dict.fromkeys(p)))}" for t, p in positions.items())
+
+
+# -- the tools' FTS5 expressions, as tsquery ----------------------------------------------------
+
+_MATCH = re.compile(r"^body : \((?P<expr>.*)\)(?P<meta>(?: AND meta : [A-Za-z0-9]+)*)$", re.S)
+_EXPR_TOKEN = re.compile(r'"((?:[^"]|"")*)"(\*?)|(AND|OR|NOT)|(\S+)')
+
+
+def _phrase(text: str, prefix: bool) -> str | None:
+    words = tokens(text)
+    if not words:
+        return None
+    parts = [_lexeme(w) for w in words]
+    if prefix:
+        parts[-1] += ":*"
+    return "(" + " <-> ".join(parts) + ")" if len(parts) > 1 else parts[0]
+
+
+def translate(match: str) -> tuple[str, list[str]]:
+    """``(tsquery text, meta tokens)`` for a match string the LCM tools build.
+
+    FTS5 precedence: NOT binds tightest (``a NOT b`` = a and not b), then AND (also implied
+    between adjacent phrases), then OR.
+    """
+    found = _MATCH.match(match)
+    if not found:
+        raise ValueError(f"bad full-text query {match!r}")
+    meta = found.group("meta").split(" AND meta : ")[1:]
+    groups: list[list[str]] = [[]]
+    negate = False
+    pending_op = True  # at the start, or after an operator
+    for m in _EXPR_TOKEN.finditer(found.group("expr")):
+        quoted, star, op, bare = m.groups()
+        if op:
+            if pending_op:
+                raise ValueError(f"bad full-text query {match!r}: misplaced {op}")
+            if op == "OR":
+                groups.append([])
+            negate = op == "NOT"
+            pending_op = True
+            continue
+        if bare is not None:
+            raise ValueError(f"bad full-text query {match!r}: unexpected {bare!r}")
+        phrase = _phrase(quoted.replace('""', '"'), bool(star))
+        if phrase is None:  # FTS5: a phrase without tokens matches nothing
+            phrase = "'-'"  # a lexeme no text has: tokens are letters and digits only
+        groups[-1].append(("!" if negate else "") + phrase)
+        negate, pending_op = False, False
+    if pending_op:
+        raise ValueError(f"bad full-text query {match!r}: ends with an operator")
+    return " | ".join("(" + " & ".join(g) + ")" for g in groups), meta
+
+
+def _meta_filter(meta: list[str]) -> tuple[str, list[Any]]:
+    """SQL conditions for the tools' ``meta`` tokens (session, role or depth) and their parameters."""
+    sql, params = "", []
+    for token in meta:
+        if token.startswith("s"):
+            sql += " AND stoken = %s"
+        elif token.startswith("r"):
+            sql += " AND rtoken = %s"
+        else:
+            sql += " AND 'd' || depth = %s"
+        params.append(token)
+    return sql, params
+
+
+class PgStore:
+    """The LCM store in one PostgreSQL namespace. Thread-safe (pooled connections)."""
+
+    def __init__(self, storage: StorageConfig, *, environ: dict[str, str] | None = None) -> None:
+        from hermes_core.storage.pool import database
+        from hermes_core.storage.settings import postgres_target
+
+        self.namespace = storage.namespace
+        try:
+            target = postgres_target(storage, environ)
+            self.db: Database = database(target)
+            self.db.ensure(LCM_SCHEMA.name, self._migrate)
+        except StorageError as exc:
+            raise _store_error(exc) from None
+        self.path = f"{self.db.display}#{self.namespace}"
+
+    @staticmethod
+    def _migrate(conn: psycopg.Connection[Any]) -> None:
+        migrate(conn, LCM_SCHEMA)
+
+    def _run(self, work: Any, **kw: Any) -> Any:
+        try:
+            return self.db.transact(work, **kw)
+        except StorageError as exc:
+            raise _store_error(exc) from None
+
+    # -- messages ----------------------------------------------------------------------
+
+    def append(self, session_id: str, messages: Sequence[Message]) -> list[int]:
+        """Store ``messages`` at the end of the session in one transaction; their ids."""
+        if not messages:
+            return []
+        now = time.time()
+        stoken = session_token(session_id)
+        rows = []
+        for msg in messages:
+            content, meta = split_message(msg)
+            text = search_text(msg)
+            role = str(msg.get("role") or "")
+            rows.append((role, content, meta, estimate_message_tokens(msg), now, stoken, role_token(role),
+                         tsvector_literal(text), text.replace("\x00", "")))
+        state: dict[str, int] = {}
+
+        def work(conn: psycopg.Connection[Any]) -> list[int]:
+            lock_for_transaction(conn, "lcm", self.namespace, session_id)
+            last = conn.execute("SELECT max(seq) FROM lcm_messages WHERE namespace = %s AND session_id = %s",
+                                (self.namespace, session_id)).fetchone()
+            first_seq = 0 if last is None or last[0] is None else int(last[0]) + 1
+            ids = [int(r[0]) for r in conn.execute(
+                "SELECT nextval('lcm_ids') FROM generate_series(1, %s)", (len(rows),)).fetchall()]
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens,"
+                    " created_at, stoken, rtoken, words, body)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s)",
+                    [(self.namespace, mid, session_id, first_seq + i, *r)
+                     for i, (mid, r) in enumerate(zip(ids, rows, strict=True))],
+                )
+            state["first_seq"], state["first_id"] = first_seq, ids[0]
+            return ids
+
+        def committed(conn: psycopg.Connection[Any]) -> bool:
+            return conn.execute("SELECT 1 FROM lcm_messages WHERE namespace = %s AND id = %s",
+                                (self.namespace, state.get("first_id", -1))).fetchone() is not None
+
+        return self._run(work, resolve_unknown=committed)  # type: ignore[no-any-return]
+
+    def flush_index(self) -> None:
+        """Nothing to do: rows are indexed in the transaction that stores them."""
+
+    _COLUMNS = "id, session_id, seq, role, content, meta, tokens, created_at"
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        return self._run(lambda conn: conn.execute(sql, params).fetchall())  # type: ignore[no-any-return]
+
+    def get_messages(self, ids: Sequence[int]) -> list[StoredMessage]:
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        if not wanted:
+            return []
+        rows = self._rows(f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)",
+                          (self.namespace, wanted))
+        found = {r[0]: StoredMessage(*r) for r in rows}
+        return [found[i] for i in wanted if i in found]
+
+    def session_messages(self, session_id: str, after_id: int = 0, limit: int = 100) -> list[StoredMessage]:
+        rows = self._rows(
+            f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND session_id = %s AND id > %s "
+            "ORDER BY seq LIMIT %s", (self.namespace, session_id, after_id, min(limit, 1 << 62)))
+        return [StoredMessage(*r) for r in rows]
+
+    def scan_messages(self, session_id: str | None, before_id: int | None, limit: int) -> list[StoredMessage]:
+        before = before_id if before_id is not None else 1 << 62
+        if session_id is None:
+            rows = self._rows(f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND id < %s "
+                              "ORDER BY id DESC LIMIT %s", (self.namespace, before, limit))
+        else:
+            rows = self._rows(
+                f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND session_id = %s AND id < %s "
+                "ORDER BY seq DESC LIMIT %s", (self.namespace, session_id, before, limit))
+        return [StoredMessage(*r) for r in rows]
+
+    def search_messages(self, match: str, limit: int, offset: int = 0) -> list[int]:
+        """Ids of messages matching the tools' FTS5 expression, newest first, one page."""
+        return self._search("lcm_messages", match, limit, offset)
+
+    def search_summaries(self, match: str, limit: int, offset: int = 0) -> list[int]:
+        return self._search("lcm_summaries", match, limit, offset)
+
+    def _search(self, table: str, match: str, limit: int, offset: int) -> list[int]:
+        query, meta = translate(match)
+        where, params = _meta_filter(meta)
+        sql = (f"SELECT id FROM {table} WHERE namespace = %s AND words @@ %s::tsquery{where} "
+               "ORDER BY id DESC LIMIT %s OFFSET %s")
+        return [int(r[0]) for r in self._rows(sql, (self.namespace, query, *params, limit, offset))]
+
+    def search_substring(self, text: str, session_id: str | None, limit: int, offset: int = 0) -> list[int]:
+        """Ids of messages whose searchable text contains ``text`` (any script), newest first (pg_trgm)."""
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        scope, params = ("", []) if session_id is None else (" AND session_id = %s", [session_id])
+        rows = self._rows(f"SELECT id FROM lcm_messages WHERE namespace = %s AND body ILIKE %s{scope} "
+                          "ORDER BY id DESC LIMIT %s OFFSET %s", (self.namespace, pattern, *params, limit, offset))
+        return [int(r[0]) for r in rows]
+
+    # -- summaries -----------------------------------------------------------------------
+
+    _SUMMARY_COLUMNS = ("id, session_id, depth, content, hint, tokens, source, covers_kind, covers,"
+                        " first_message, last_message, message_count, parent_id, created_at")
+
+    def add_summary(self, summary: NewSummary, children: Sequence[int] = ()) -> int:
+        def work(conn: psycopg.Connection[Any]) -> int:
+            sid = int(conn.execute("SELECT nextval('lcm_ids')").fetchone()[0])  # type: ignore[index]
+            conn.execute(
+                "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
+                " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, stoken,"
+                " words)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, %s, %s, %s::tsvector)",
+                (self.namespace, sid, summary.session_id, summary.depth, summary.content, summary.hint,
+                 summary.tokens, summary.source, summary.covers_kind, json.dumps(summary.covers),
+                 summary.first_message, summary.last_message, summary.message_count, time.time(),
+                 session_token(summary.session_id), tsvector_literal(f"{summary.content}\n{summary.hint}")),
+            )
+            if children:
+                conn.execute("UPDATE lcm_summaries SET parent_id = %s WHERE namespace = %s AND id = ANY(%s)",
+                             (sid, self.namespace, list(children)))
+            return sid
+
+        return self._run(work)  # type: ignore[no-any-return]
+
+    def _summaries(self, where: str, params: Sequence[Any]) -> list[SummaryRow]:
+        rows = self._rows(f"SELECT {self._SUMMARY_COLUMNS} FROM lcm_summaries WHERE namespace = %s AND {where}",
+                          (self.namespace, *params))
+        return [SummaryRow(*r[:8], tuple(json.loads(r[8])), *r[9:]) for r in rows]  # type: ignore[call-arg]
+
+    def get_summaries(self, ids: Sequence[int]) -> list[SummaryRow]:
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        if not wanted:
+            return []
+        found = {s.id: s for s in self._summaries("id = ANY(%s)", (wanted,))}
+        return [found[i] for i in wanted if i in found]
+
+    def roots(self, session_id: str) -> list[SummaryRow]:
+        return self._summaries("session_id = %s AND parent_id IS NULL ORDER BY id", (session_id,))
+
+    def all_summaries(self, session_id: str | None) -> list[SummaryRow]:
+        if session_id is None:
+            return self._summaries("true ORDER BY id", ())
+        return self._summaries("session_id = %s ORDER BY id", (session_id,))
+
+    # -- layouts, status, the session lock --------------------------------------------------
+
+    def save_layout(self, session_id: str, layout: Any, upto: int) -> None:
+        self._run(lambda conn: conn.execute(
+            "INSERT INTO lcm_layouts (namespace, session_id, layout, upto) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (namespace, session_id) DO UPDATE SET layout = EXCLUDED.layout, upto = EXCLUDED.upto",
+            (self.namespace, session_id, json.dumps(layout), upto)))
+
+    def load_layout(self, session_id: str) -> tuple[Any, int] | None:
+        rows = self._rows("SELECT layout, upto FROM lcm_layouts WHERE namespace = %s AND session_id = %s",
+                          (self.namespace, session_id))
+        return (json.loads(rows[0][0]), int(rows[0][1])) if rows else None
+
+    def session_size(self, session_id: str) -> int:
+        row = self._rows("SELECT max(seq) FROM lcm_messages WHERE namespace = %s AND session_id = %s",
+                         (self.namespace, session_id))[0][0]
+        return 0 if row is None else int(row) + 1
+
+    def stats(self, session_id: str | None) -> dict[str, Any]:
+        total, size = self._rows(
+            "SELECT (SELECT count(*) FROM lcm_messages WHERE namespace = %s), "
+            "pg_total_relation_size('lcm_messages') + pg_total_relation_size('lcm_summaries')",
+            (self.namespace,))[0]
+        out: dict[str, Any] = {"db_path": self.path, "db_bytes": int(size), "messages_total": int(total)}
+        if session_id is not None:
+            out["messages_session"] = self.session_size(session_id)
+            depths = self._rows(
+                "SELECT depth, count(*), count(*) FILTER (WHERE parent_id IS NULL) FROM lcm_summaries "
+                "WHERE namespace = %s AND session_id = %s GROUP BY depth ORDER BY depth",
+                (self.namespace, session_id))
+            out["summaries_by_depth"] = {f"d{d}": {"count": n, "uncondensed": u} for d, n, u in depths}
+        return out
+
+    def session_lock(self, session_id: str) -> _PgSessionLock | None:
+        """Ownership of ``session_id`` in this namespace, or None while a live engine anywhere holds it."""
+        locks = session_locks(self.db.dsn)
+        parts = ("lcm-session", self.namespace, session_id)
+        try:
+            if not locks.acquire(*parts):
+                return None
+        except StorageError as exc:
+            raise _store_error(exc) from None
+        return _PgSessionLock(locks, parts)
+
+    def close(self) -> None:
+        """The pool is shared by every store of the process; nothing to close per store."""
+
+
+class _PgSessionLock:
+    def __init__(self, locks: Any, parts: tuple[str, ...]) -> None:
+        self._locks, self._parts = locks, parts
+
+    def release(self) -> None:
+        if self._parts:
+            self._locks.release(*self._parts)
+            self._parts = ()
+
+
+def _store_error(exc: StorageError) -> StoreError:
+    kind = "busy" if exc.retryable else "other"
+    return StoreError(f"PostgreSQL LCM store: {exc}", kind)
