@@ -126,6 +126,9 @@ def _migrate_lcm(config: Any, storage: Any, home: Path, args: argparse.Namespace
             return {"skipped": f"no LCM database at {db_path}", "db_path": str(db_path)}
         report = pg_transfer.to_postgres(db_path, pg, progress)
     else:
+        held = pg.stats(None)["messages_total"] + len(pg.all_summaries(None))
+        if not held and not db_path.exists():
+            return {"skipped": f"namespace {storage.namespace!r} holds no LCM data", "db_path": str(db_path)}
         report = pg_transfer.to_sqlite(pg, db_path, progress)
     if progress:
         sys.stderr.write("\n")

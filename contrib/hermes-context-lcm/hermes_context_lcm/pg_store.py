@@ -37,7 +37,7 @@ from hermes_context_lcm.store import (
     split_message,
 )
 from hermes_core.storage.errors import StorageError
-from hermes_core.storage.locks import lock_for_transaction, session_locks
+from hermes_core.storage.locks import advisory_key, session_locks
 from hermes_core.storage.schema import Component, migrate
 from hermes_core.text.tokens import estimate_message_tokens
 
@@ -108,12 +108,12 @@ LCM_SCHEMA = Component("lcm", migrations=(
 
 # -- tokens, as FTS5's unicode61 makes them --------------------------------------------------
 
-_TOKEN_CATEGORIES = ("L", "N")
-
-
-def _is_token_char(ch: str) -> bool:
-    cat = unicodedata.category(ch)
-    return cat[0] in _TOKEN_CATEGORIES or cat == "Co"
+#: unicode61's token characters: letters and digits (Unicode L*, N*) ...
+_WORD = re.compile(r"[^\W_]+")
+#: ... and private-use characters (Co), rare enough to get a slower pattern of their own.
+_PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
+_WORD_OR_PRIVATE = re.compile("(?:[^\\W_]|[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd])+")
+MAX_POSITIONS = 256  # per lexeme, as PostgreSQL keeps at most
 
 
 def _fold(ch: str) -> str:
@@ -123,35 +123,31 @@ def _fold(ch: str) -> str:
     if ord(low) < 0x250 and not low.isascii():  # Latin letters lose their diacritics
         base = unicodedata.normalize("NFD", low)[0]
         if base.isascii():
-            return base
+            return base.lower()
     return low
 
 
 def tokens(text: str) -> list[str]:
     """The words of ``text`` as SQLite's ``unicode61`` tokenizer (remove_diacritics=1) sees them."""
-    out: list[str] = []
-    word: list[str] = []
-    for ch in text:
-        if _is_token_char(ch):
-            word.append(_fold(ch))
-        elif word:
-            out.append("".join(word))
-            word = []
-    if word:
-        out.append("".join(word))
-    return out
-
-
-def _lexeme(token: str) -> str:
-    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+    if text.isascii():
+        return _WORD.findall(text.lower())
+    found = (_WORD_OR_PRIVATE if _PRIVATE.search(text) else _WORD).findall(text)
+    return [w.lower() if w.isascii() else "".join(map(_fold, w)) for w in found]
 
 
 def tsvector_literal(text: str) -> str:
-    """A ``tsvector`` of ``text``'s tokens with their positions (built here, not by a PG parser)."""
+    """A ``tsvector`` of ``text``'s tokens with their positions (built here, not by a PG parser).
+
+    Tokens are letters and digits only, so they never need escaping inside the quotes.
+    """
     positions: dict[str, list[int]] = {}
     for n, token in enumerate(tokens(text), 1):
-        positions.setdefault(token, []).append(min(n, MAX_POSITION))
-    return " ".join(f"{_lexeme(t)}:{','.join(map(str, dict.fromkeys(p)))}" for t, p in positions.items())
+        at = positions.get(token)
+        if at is None:
+            positions[token] = [min(n, MAX_POSITION)]
+        elif len(at) < MAX_POSITIONS and at[-1] < MAX_POSITION:
+            at.append(min(n, MAX_POSITION))
+    return " ".join(f"'{t}':{','.join(map(str, p))}" for t, p in positions.items())
 
 
 # -- the tools' FTS5 expressions, as tsquery ----------------------------------------------------
@@ -164,7 +160,7 @@ def _phrase(text: str, prefix: bool) -> str | None:
     words = tokens(text)
     if not words:
         return None
-    parts = [_lexeme(w) for w in words]
+    parts = [f"'{w}'" for w in words]  # tokens are letters and digits: no quoting needed
     if prefix:
         parts[-1] += ":*"
     return "(" + " <-> ".join(parts) + ")" if len(parts) > 1 else parts[0]
@@ -222,11 +218,16 @@ def _meta_filter(meta: list[str]) -> tuple[str, list[Any]]:
 class PgStore:
     """The LCM store in one PostgreSQL namespace. Thread-safe (pooled connections)."""
 
-    def __init__(self, storage: StorageConfig, *, environ: dict[str, str] | None = None) -> None:
+    def __init__(self, storage: StorageConfig, *, environ: dict[str, str] | None = None,
+                 durable: bool = False) -> None:
+        """``durable``: wait for the WAL flush on every write. Off by default, matching the SQLite
+        store (WAL, ``synchronous=NORMAL``): a server crash may forget the last fraction of a
+        second of writes, never corrupt them, and a commit is ~10x cheaper on a plain disk."""
         from hermes_core.storage.pool import database
         from hermes_core.storage.settings import postgres_target
 
         self.namespace = storage.namespace
+        self._commit_mode = "on" if durable else "off"
         try:
             target = postgres_target(storage, environ)
             self.db: Database = database(target)
@@ -238,6 +239,14 @@ class PgStore:
     @staticmethod
     def _migrate(conn: psycopg.Connection[Any]) -> None:
         migrate(conn, LCM_SCHEMA)
+
+    def _write(self, work: Any, **kw: Any) -> Any:
+        def with_commit_mode(conn: psycopg.Connection[Any]) -> Any:
+            if self._commit_mode != "on":
+                conn.execute(b"SET LOCAL synchronous_commit TO off")
+            return work(conn)
+
+        return self._run(with_commit_mode, **kw)
 
     def _run(self, work: Any, **kw: Any) -> Any:
         try:
@@ -263,28 +272,28 @@ class PgStore:
         state: dict[str, int] = {}
 
         def work(conn: psycopg.Connection[Any]) -> list[int]:
-            lock_for_transaction(conn, "lcm", self.namespace, session_id)
-            last = conn.execute("SELECT max(seq) FROM lcm_messages WHERE namespace = %s AND session_id = %s",
-                                (self.namespace, session_id)).fetchone()
-            first_seq = 0 if last is None or last[0] is None else int(last[0]) + 1
-            ids = [int(r[0]) for r in conn.execute(
-                "SELECT nextval('lcm_ids') FROM generate_series(1, %s)", (len(rows),)).fetchall()]
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens,"
-                    " created_at, stoken, rtoken, words, body)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s)",
-                    [(self.namespace, mid, session_id, first_seq + i, *r)
-                     for i, (mid, r) in enumerate(zip(ids, rows, strict=True))],
-                )
-            state["first_seq"], state["first_id"] = first_seq, ids[0]
-            return ids
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("lcm", self.namespace, session_id),))
+            # A statement of its own, after the lock: its snapshot then includes the last append.
+            last, ids = conn.execute(
+                "SELECT (SELECT max(seq) FROM lcm_messages WHERE namespace = %s AND session_id = %s),"
+                " (SELECT array_agg(nextval('lcm_ids')) FROM generate_series(1, %s))",
+                (self.namespace, session_id, len(rows))).fetchone()  # type: ignore[misc]
+            first_seq = 0 if last is None else int(last) + 1
+            values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s)"] * len(rows))
+            params: list[Any] = []
+            for i, (mid, r) in enumerate(zip(ids, rows, strict=True)):
+                params += [self.namespace, mid, session_id, first_seq + i, *r]
+            conn.execute(
+                "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens, created_at,"
+                f" stoken, rtoken, words, body) VALUES {values}", params)
+            state["first_id"] = ids[0]
+            return [int(i) for i in ids]
 
         def committed(conn: psycopg.Connection[Any]) -> bool:
             return conn.execute("SELECT 1 FROM lcm_messages WHERE namespace = %s AND id = %s",
                                 (self.namespace, state.get("first_id", -1))).fetchone() is not None
 
-        return self._run(work, resolve_unknown=committed)  # type: ignore[no-any-return]
+        return self._write(work, resolve_unknown=committed)  # type: ignore[no-any-return]
 
     def flush_index(self) -> None:
         """Nothing to do: rows are indexed in the transaction that stores them."""
@@ -365,7 +374,7 @@ class PgStore:
                              (sid, self.namespace, list(children)))
             return sid
 
-        return self._run(work)  # type: ignore[no-any-return]
+        return self._write(work)  # type: ignore[no-any-return]
 
     def _summaries(self, where: str, params: Sequence[Any]) -> list[SummaryRow]:
         rows = self._rows(f"SELECT {self._SUMMARY_COLUMNS} FROM lcm_summaries WHERE namespace = %s AND {where}",
@@ -390,7 +399,7 @@ class PgStore:
     # -- layouts, status, the session lock --------------------------------------------------
 
     def save_layout(self, session_id: str, layout: Any, upto: int) -> None:
-        self._run(lambda conn: conn.execute(
+        self._write(lambda conn: conn.execute(
             "INSERT INTO lcm_layouts (namespace, session_id, layout, upto) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (namespace, session_id) DO UPDATE SET layout = EXCLUDED.layout, upto = EXCLUDED.upto",
             (self.namespace, session_id, json.dumps(layout), upto)))
