@@ -114,3 +114,27 @@ def test_concurrent_sessions_of_different_namespaces_in_one_process(tmp_path: Pa
             for canary, owner in canaries.items():
                 seen = visible_to(session, canary)
                 assert seen == dict.fromkeys(seen, owner == namespace), (namespace, canary, seen)
+
+
+def test_every_lcm_store_read_is_scoped(pg_dsn: str, namespaces: tuple[str, str]) -> None:
+    """Below the tools too: no store method hands one namespace another's ids or rows."""
+    from hermes_context_lcm.dag import NewSummary
+    from hermes_context_lcm.pg_store import PgStore
+
+    from hermes_core.config.models import StorageConfig
+
+    a, b = (PgStore(StorageConfig(backend="postgres", dsn_env=DSN_ENV, namespace=ns)) for ns in namespaces)
+    canary = f"CANARY{uuid.uuid4().hex[:12]}"
+    ids = a.append("same-session-id", [{"role": "user", "content": f"secret {canary}"}])
+    a.add_summary(NewSummary(session_id="same-session-id", depth=0, content=f"summary {canary}", hint="", tokens=3,
+                             source="deterministic", covers_kind="messages", covers=ids, first_message=ids[0],
+                             last_message=ids[0], message_count=1))
+    a.save_layout("same-session-id", [ids[0]], ids[0])
+    match = f'body : ("{canary}")'
+    assert a.search_messages(match, 10) == ids and a.search_summaries(match, 10)  # the owner finds both
+    assert b.search_messages(match, 10) == [] and b.search_summaries(match, 10) == []
+    assert b.search_substring(canary, None, 10) == [] and b.get_messages(ids) == []
+    assert b.scan_messages(None, None, 100) == [] and b.all_summaries(None) == []
+    assert b.session_messages("same-session-id") == [] and b.session_size("same-session-id") == 0
+    assert b.roots("same-session-id") == [] and b.load_layout("same-session-id") is None
+    assert b.stats(None)["messages_total"] == 0
