@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_core.storage.errors import StorageError
-from hermes_core.storage.locks import lock_for_transaction
+from hermes_core.storage.locks import advisory_key, lock_for_transaction
 from hermes_core.storage.schema import Component, migrate
 from hermes_memory_builtin.store import FILES, MemoryFileError, MemoryWriteError, drift_reason, parse, serialize
 
@@ -136,9 +136,9 @@ class PgMemoryStore:
         op_id = uuid.uuid4()
 
         def work(conn: psycopg.Connection[Any]) -> T:
-            conn.execute("SELECT set_config('lock_timeout', %s, true)", (f"{int(self.lock_timeout * 1000)}ms",))
-            lock_for_transaction(conn, "memory", self.namespace, target)
-            text, revision = self._select(conn, target)
+            conn.execute("SELECT set_config('lock_timeout', %s, true), pg_advisory_xact_lock(%s)",
+                         (f"{int(self.lock_timeout * 1000)}ms", advisory_key("memory", self.namespace, target)))
+            text, revision = self._select(conn, target)  # after the lock: sees the previous writer's commit
             reason = drift_reason(text)
             if reason:
                 self._backup(conn, target, text)
@@ -152,14 +152,13 @@ class PgMemoryStore:
             after, result = change(list(before))
             if after != before:
                 body = serialize(after) + "\n" if after else ""
-                conn.execute(
-                    "INSERT INTO memory_stores (namespace, target, body, revision) VALUES (%s, %s, %s, 1) "
-                    "ON CONFLICT (namespace, target) DO UPDATE SET body = EXCLUDED.body, "
-                    "revision = memory_stores.revision + 1, updated_at = now()",
-                    (self.namespace, target, body),
+                conn.execute(  # the new text and the operation id, in one statement
+                    "WITH saved AS (INSERT INTO memory_stores (namespace, target, body, revision) "
+                    "VALUES (%s, %s, %s, 1) ON CONFLICT (namespace, target) DO UPDATE SET body = EXCLUDED.body, "
+                    "revision = memory_stores.revision + 1, updated_at = now() RETURNING 1) "
+                    "INSERT INTO memory_ops (op_id, namespace, target) SELECT %s, %s, %s FROM saved",
+                    (self.namespace, target, body, op_id, self.namespace, target),
                 )
-                conn.execute("INSERT INTO memory_ops (op_id, namespace, target) VALUES (%s, %s, %s)",
-                             (op_id, self.namespace, target))
                 if (revision or 0) % 256 == 255:  # now and then, forget old operation ids
                     conn.execute("DELETE FROM memory_ops WHERE done_at < now() - interval '1 day'")
             return result
