@@ -87,7 +87,7 @@ def _lcm_db(config: Any, home: Path) -> Path | None:
         from hermes_context_lcm.settings import LCMSettings
     except ImportError:
         return None
-    return LCMSettings.model_validate(config.plugins.section("lcm")).resolved_db_path(home)
+    return Path(LCMSettings.model_validate(config.plugins.section("lcm")).resolved_db_path(home))
 
 
 def _migrate(config: Any, storage: Any, home: Path, args: argparse.Namespace) -> int:
