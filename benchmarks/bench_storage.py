@@ -18,7 +18,8 @@ Method (2-core machine, noisy; medians; every run checks its own result):
   20 patterns x scope all / session, p50/p95.
 * sessions: N concurrent sessions in one process (built-in memory and LCM on PostgreSQL,
   plus one trivial external provider, as a gateway would hold them); after opening, every
-  session runs 3 turns round-robin (start_turn, request, add_response, a memory read);
+  session runs turns round-robin (at least 3 each and 300 in all: start_turn, request,
+  add_response, a memory read);
   per-turn p50/p99, threads, PostgreSQL connections of this database, RSS.
 
 Usage: python benchmarks/bench_storage.py [--messages 100000] [--sessions 1,100,1000] [--runs 3] [--json]
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -287,7 +289,7 @@ def bench_sessions(counts: list[int], dsn: str, workdir: Path) -> list[dict[str,
                     for _ in range(n)]
         opened = time.perf_counter() - t0
         turns: list[float] = []
-        for turn in range(3):
+        for turn in range(max(3, 300 // n)):  # at least 300 turns in all, so p50/p99 mean something
             for i, session in enumerate(sessions):
                 t = time.perf_counter()
                 session.start_turn(f"turn {turn} of session {i}")
@@ -298,6 +300,8 @@ def bench_sessions(counts: list[int], dsn: str, workdir: Path) -> list[dict[str,
         row = {"sessions": n, "open_s": round(opened, 2),
                "turn_p50_ms": round(pct(turns, 0.5) * 1000, 2), "turn_p99_ms": round(pct(turns, 0.99) * 1000, 2),
                "threads": threading.active_count(), "threads_added": threading.active_count() - threads_before,
+               "thread_kinds": dict(Counter(t.name.rstrip("0123456789-_ ") or "?"
+                                            for t in threading.enumerate()).most_common(3)),
                "pg_connections": _connections(dsn), "rss_mb": round(_rss_mb(), 1),
                "rss_added_mb": round(_rss_mb() - rss_before, 1)}
         for session in sessions:
