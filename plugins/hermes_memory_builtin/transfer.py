@@ -12,9 +12,11 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
+from hermes_core.storage.migration import MigrationError, MigrationRequest
 from hermes_memory_builtin.pg_store import PgMemoryStore
-from hermes_memory_builtin.store import FILES, MemoryStore, parse
+from hermes_memory_builtin.store import FILES, MemoryStore, MemoryStoreError, parse
 
 TARGETS = ("memory", "user")
 
@@ -94,3 +96,30 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def as_dicts(reports: list[TargetReport]) -> list[dict[str, object]]:
     return [asdict(r) for r in reports]
+
+
+class MemoryMigration:
+    """``hermes-core storage migrate`` for MEMORY.md / USER.md (entry point ``hermes.storage_migrations``)."""
+
+    name = "memory"
+
+    def _stores(self, request: MigrationRequest) -> tuple[MemoryStore, PgMemoryStore]:
+        mem = request.config.memory
+        limits = {"memory": mem.memory_char_limit, "user": mem.user_char_limit}
+        return MemoryStore(request.home / "memories", limits), PgMemoryStore(request.storage, limits)
+
+    def copy(self, to: str, request: MigrationRequest) -> dict[str, Any]:
+        files, pg = self._stores(request)
+        try:
+            reports = (to_postgres(files, pg, overwrite=request.overwrite) if to == "postgres"
+                       else to_files(pg, files, overwrite=request.overwrite))
+        except (MemoryTransferError, MemoryStoreError) as exc:
+            raise MigrationError(str(exc)) from None
+        return {"targets": as_dicts(reports), "verified": all(r.verified for r in reports)}
+
+    def status(self, request: MigrationRequest) -> dict[str, Any]:
+        _, pg = self._stores(request)
+        try:
+            return {"entries": {t: len(pg.entries(t)) for t in TARGETS}}
+        except MemoryStoreError as exc:
+            raise MigrationError(str(exc)) from None

@@ -80,10 +80,10 @@ def test_round_trip_on_the_corpus_is_byte_exact_and_rerunnable(tmp_path: Path, n
 
     code, first = migrate(source, monkeypatch, capsys, "--to", "postgres")
     assert code == 0 and first["lcm"]["verified"] and first["lcm"]["copied"]["messages"] == len(original["messages"])
-    assert [m["action"] for m in first["memory"]] == ["copied", "copied"]
+    assert [m["action"] for m in first["memory"]["targets"]] == ["copied", "copied"]
     code, again = migrate(source, monkeypatch, capsys, "--to", "postgres")  # a re-run copies nothing
     assert code == 0 and again["lcm"]["copied"] == {"messages": 0, "summaries": 0, "layouts": 0}
-    assert [m["action"] for m in again["memory"]] == ["same", "same"]
+    assert [m["action"] for m in again["memory"]["targets"]] == ["same", "same"]
 
     code, out = migrate(back, monkeypatch, capsys, "--to", "files")
     assert code == 0 and out["lcm"]["verified"]

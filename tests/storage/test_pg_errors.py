@@ -194,3 +194,25 @@ def test_cli_memory_show_reports_a_down_database(tmp_path: Path, monkeypatch: py
     assert main(["memory", "show"]) == 1
     out = capsys.readouterr().out
     assert "unavailable" in out and ":pw@" not in out
+
+
+def test_serialization_failures_and_deadlocks_are_retried(pg_dsn: str) -> None:
+    from psycopg import errors
+
+    db = Database(PostgresTarget(dsn=pg_dsn, namespace="x", pool_size=2))
+    failures = [errors.SerializationFailure("could not serialize access"), errors.DeadlockDetected("deadlock")]
+    attempts = []
+
+    def work(conn: psycopg.Connection) -> int:  # type: ignore[type-arg]
+        attempts.append(1)
+        conn.execute("SELECT 1")
+        if failures:
+            raise failures.pop(0)
+        return 42
+
+    try:
+        assert db.transact(work) == 42 and len(attempts) == 3
+        with pytest.raises(errors.UniqueViolation):  # anything else is not retried
+            db.transact(lambda conn: (_ for _ in ()).throw(errors.UniqueViolation("dup")))
+    finally:
+        db.close()

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from hermes_context_lcm.pg_store import PgStore, tsvector_literal
-from hermes_context_lcm.store import SQLiteStore, StoredMessage, role_token, session_token
+from hermes_context_lcm.store import SQLiteStore, StoredMessage, StoreError, role_token, session_token
+from hermes_core.storage.migration import MigrationError, MigrationRequest
 
 BATCH = 2000
 MSG_COLS = ("id", "session_id", "seq", "role", "content", "meta", "tokens", "created_at")
@@ -26,7 +27,7 @@ SUM_COLS = ("id", "session_id", "depth", "content", "hint", "tokens", "source", 
 Progress = Callable[[str, int, int], None]
 
 
-class TransferError(Exception):
+class TransferError(MigrationError):
     """The copy cannot go on without overwriting something; nothing was overwritten."""
 
 
@@ -255,4 +256,38 @@ def _fresh(conn: sqlite3.Connection, table: str, cols: tuple[str, ...], rows: li
     return fresh
 
 
-__all__ = ["TransferError", "TransferReport", "to_postgres", "to_sqlite", "verify"]
+
+
+class LCMMigration:
+    """``hermes-core storage migrate`` for ``lcm.db`` (entry point ``hermes.storage_migrations``)."""
+
+    name = "lcm"
+
+    def _db_path(self, request: MigrationRequest) -> Path:
+        from hermes_context_lcm.settings import LCMSettings
+
+        return LCMSettings.model_validate(request.config.plugins.section("lcm")).resolved_db_path(request.home)
+
+    def copy(self, to: str, request: MigrationRequest) -> dict[str, Any]:
+        db_path = self._db_path(request)
+        try:
+            pg = PgStore(request.storage)
+            if to == "postgres":
+                if not db_path.is_file():
+                    return {"skipped": f"no LCM database at {db_path}", "db_path": str(db_path)}
+                report = to_postgres(db_path, pg, request.progress)
+            else:
+                held = pg.stats(None)["messages_total"] + len(pg.all_summaries(None))
+                if not held and not db_path.exists():
+                    return {"skipped": f"namespace {pg.namespace!r} holds no LCM data", "db_path": str(db_path)}
+                report = to_sqlite(pg, db_path, request.progress)
+        except (TransferError, StoreError, sqlite3.Error) as exc:
+            raise MigrationError(str(exc)) from None
+        return {"db_path": str(db_path), **report.as_dict()}
+
+    def status(self, request: MigrationRequest) -> dict[str, Any]:
+        try:
+            pg = PgStore(request.storage)
+            return {"messages": pg.stats(None)["messages_total"], "summaries": len(pg.all_summaries(None))}
+        except StoreError as exc:
+            raise MigrationError(str(exc)) from None
