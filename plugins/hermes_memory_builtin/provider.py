@@ -67,6 +67,20 @@ class BuiltinMemoryProvider(MemoryProvider):
 
         return [tool_schema(self.targets)]
 
+    def get_status(self, probe: bool = False) -> dict[str, Any]:
+        """On PostgreSQL, ``probe`` reads the store once, so ``doctor`` shows a down or misconfigured server."""
+        location = getattr(self.store, "location", None)
+        if location is None or not probe:
+            return super().get_status(probe)
+        from hermes_memory_builtin.store import MemoryStoreError
+
+        try:
+            count = len(self.store.entries(self.targets[0])) if self.targets else 0
+        except MemoryStoreError as exc:
+            return {"provider": self.name, "state": "unavailable", "summary": f"{self.name}: {exc}"}
+        return {"provider": self.name, "state": "ok",
+                "summary": f"{self.name}: ok ({location(self.targets[0])}, {count} entries)"}
+
     def on_turn_start(self, turn_number: int, message: str) -> None:
         self._failures = 0
 

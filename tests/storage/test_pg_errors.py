@@ -216,3 +216,17 @@ def test_serialization_failures_and_deadlocks_are_retried(pg_dsn: str) -> None:
             db.transact(lambda conn: (_ for _ in ()).throw(errors.UniqueViolation("dup")))
     finally:
         db.close()
+
+
+def test_doctor_probe_reports_the_database(tmp_path: Path, storage: StorageConfig) -> None:
+    from hermes_memory_builtin import BuiltinMemoryProvider
+
+    from hermes_core.plugin.context import PluginContext
+
+    def status(config: StorageConfig) -> dict[str, object]:
+        provider = BuiltinMemoryProvider(PluginContext.default(home=tmp_path, config=HermesConfig(storage=config)))
+        return provider.get_status(probe=True)
+
+    assert status(storage)["state"] == "ok" and storage.namespace in str(status(storage)["summary"])
+    down = status(storage.model_copy(update={"dsn_env": "NO_SUCH_DSN_VAR"}))
+    assert down["state"] == "unavailable" and "NO_SUCH_DSN_VAR" in str(down["summary"])
