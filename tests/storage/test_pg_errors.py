@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import uuid
 from pathlib import Path
@@ -19,7 +18,7 @@ from hermes_core.storage.errors import StorageError
 from hermes_core.storage.pool import Database
 from hermes_core.storage.schema import migrate
 from hermes_core.storage.settings import PostgresTarget, redact_dsn
-from hermes_core.testing.postgres import restart_server
+from hermes_core.testing.postgres import require, restart_server
 
 LIMITS = {"memory": 2200, "user": 1375}
 
@@ -53,7 +52,7 @@ def test_unset_dsn_variable_names_the_variable() -> None:
 @pytest.fixture
 def password_role(pg_dsn: str) -> str:
     """A role that must log in with a password (the test server trusts everyone else)."""
-    data = Path(os.environ["HERMES_TEST_PG_DATA"])
+    data = Path(require("HERMES_TEST_PG_DATA"))
     hba = data / "pg_hba.conf"
     original = hba.read_text()
     role = f"hermes_pw_{uuid.uuid4().hex[:6]}"
