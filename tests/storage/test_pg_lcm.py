@@ -185,3 +185,32 @@ def test_one_live_engine_per_session_across_hosts(tmp_path: Path, storage: Stora
             break
         time.sleep(0.2)
     assert taken, name
+
+
+def test_structured_queries_scope_by_session_and_role(storage: StorageConfig) -> None:
+    """The structured query form (groups of must / must_not terms) with session and role scope."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Term:
+        text: str
+        prefix: bool = False
+
+    @dataclass(frozen=True)
+    class Group:
+        must: tuple[Term, ...]
+        must_not: tuple[Term, ...] = ()
+
+    @dataclass(frozen=True)
+    class Query:
+        groups: tuple[Group, ...]
+
+    pg = PgStore(storage)
+    a = pg.append("a", [{"role": "user", "content": "the migration failed"},
+                        {"role": "tool", "content": "migration failed: disk full"}])
+    b = pg.append("b", [{"role": "user", "content": "migration worked"}])
+    query = Query((Group((Term("migration"),), (Term("full"),)),))
+    assert pg.search_messages(query, 10) == [b[0], a[0]]
+    assert pg.search_messages(query, 10, session_id="a") == [a[0]]
+    assert pg.search_messages(Query((Group((Term("migr", prefix=True),)),)), 10, session_id="a", role="tool") == [a[1]]
+    assert pg.search_messages(Query((Group((Term("failed migration"),)), Group((Term("worked"),)))), 10) == [b[0]]

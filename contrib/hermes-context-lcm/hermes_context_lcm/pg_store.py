@@ -201,6 +201,20 @@ def translate(match: str) -> tuple[str, list[str]]:
     return " | ".join("(" + " & ".join(g) + ")" for g in groups), meta
 
 
+def structured_query(query: Any) -> str:
+    """``tsquery`` text for a structured query: any group matches; a group needs all its ``must``
+    terms (phrases; ``prefix`` on the last word) and none of its ``must_not`` terms."""
+    groups = []
+    for group in query.groups:
+        parts = [_phrase(t.text, t.prefix) or "'-'" for t in group.must]
+        parts += ["!" + (_phrase(t.text, t.prefix) or "'-'") for t in group.must_not]
+        if parts:
+            groups.append("(" + " & ".join(parts) + ")")
+    if not groups:
+        raise ValueError("the query has no searchable words")
+    return " | ".join(groups)
+
+
 def _meta_filter(meta: list[str]) -> tuple[str, list[Any]]:
     """SQL conditions for the tools' ``meta`` tokens (session, role or depth) and their parameters."""
     sql, params = "", []
@@ -329,15 +343,29 @@ class PgStore:
                 "ORDER BY seq DESC LIMIT %s", (self.namespace, session_id, before, limit))
         return [StoredMessage(*r) for r in rows]
 
-    def search_messages(self, match: str, limit: int, offset: int = 0) -> list[int]:
-        """Ids of messages matching the tools' FTS5 expression, newest first, one page."""
-        return self._search("lcm_messages", match, limit, offset)
+    def search_messages(self, match: Any, limit: int = 10, offset: int = 0, *, session_id: str | None = None,
+                        role: str | None = None) -> list[int]:
+        """Ids of matching messages, newest first, one page.
 
-    def search_summaries(self, match: str, limit: int, offset: int = 0) -> list[int]:
-        return self._search("lcm_summaries", match, limit, offset)
+        ``match`` is the tools' FTS5 expression, or a structured query (``groups`` of ``must`` /
+        ``must_not`` terms with ``text`` and ``prefix``) scoped by ``session_id`` and ``role``.
+        """
+        return self._search("lcm_messages", match, limit, offset, session_id, role)
 
-    def _search(self, table: str, match: str, limit: int, offset: int) -> list[int]:
-        query, meta = translate(match)
+    def search_summaries(self, match: Any, limit: int = 10, offset: int = 0, *,
+                         session_id: str | None = None) -> list[int]:
+        return self._search("lcm_summaries", match, limit, offset, session_id, None)
+
+    def _search(self, table: str, match: Any, limit: int, offset: int, session_id: str | None,
+                role: str | None) -> list[int]:
+        if isinstance(match, str):
+            query, meta = translate(match)
+        else:
+            query, meta = structured_query(match), []
+        if session_id is not None:
+            meta.append(session_token(session_id))
+        if role is not None:
+            meta.append(role_token(role))
         where, params = _meta_filter(meta)
         sql = (f"SELECT id FROM {table} WHERE namespace = %s AND words @@ %s::tsquery{where} "
                "ORDER BY id DESC LIMIT %s OFFSET %s")
