@@ -15,7 +15,8 @@ Method (2-core machine, noisy; medians; every run checks its own result):
   ingested in turn-sized appends of 8 (ingest: messages/s and per-append p50/p95); open =
   a new store object + the resume reads of one session (layout, messages; PostgreSQL pools
   closed first, so a connection is made), 30 times; grep = ``lcm_grep`` through the tool,
-  20 patterns x scope all / session, p50/p95.
+  20 patterns x scope all / session, p50/p95. Sizes above ``--append-max`` load PostgreSQL
+  with ``storage migrate``'s bulk copy from the SQLite file instead of appends.
 * sessions: N concurrent sessions in one process (built-in memory and LCM on PostgreSQL,
   plus one trivial external provider, as a gateway would hold them); after opening, every
   session runs turns round-robin (at least 3 each and 300 in all: start_turn, request,
@@ -166,7 +167,7 @@ def _open_pg(namespace: str) -> Any:
     return PgStore(StorageConfig(backend="postgres", dsn_env=DSN_ENV, namespace=namespace))
 
 
-def bench_lcm(total: int, workdir: Path) -> list[dict[str, Any]]:
+def bench_lcm(total: int, workdir: Path, pg_load: str = "append") -> list[dict[str, Any]]:
     from hermes_context_lcm.tools import run_tool
 
     from hermes_core.storage import pool
@@ -180,6 +181,12 @@ def bench_lcm(total: int, workdir: Path) -> list[dict[str, Any]]:
         latencies: list[float] = []
         done, k = 0, 0
         start = time.perf_counter()
+        if backend == "postgres" and pg_load == "copy":  # the bulk path of `storage migrate`, from the SQLite file
+            from hermes_context_lcm.pg_transfer import to_postgres
+
+            report = to_postgres(workdir / f"lcm-{total}.db", store)
+            assert report.verified
+            done, sessions = report.messages, rows[0]["sessions"]
         while done < total:
             messages = transcripts[k % len(transcripts)]
             session = f"s{k}"
@@ -222,14 +229,17 @@ def bench_lcm(total: int, workdir: Path) -> list[dict[str, Any]]:
                 out = json.loads(run_tool(engine, "lcm_grep", {"pattern": pattern, "scope": scope}) or "{}")
                 greps[scope].append(time.perf_counter() - t0)
                 assert "error" not in out, out
+        if backend == "postgres":
+            store._run(lambda conn: conn.execute("ANALYZE lcm_messages"))  # as autovacuum would, soon after
         row = {"backend": backend, "messages": done, "ingest_msgs_per_s": round(done / ingest),
+               "ingest": "copy (storage migrate)" if backend == "postgres" and pg_load == "copy" else "append",
                "append_p50_ms": round(pct(latencies, 0.5) * 1000, 2),
                "append_p95_ms": round(pct(latencies, 0.95) * 1000, 2),
                "open_p50_ms": round(pct(opens, 0.5) * 1000, 1), "open_p95_ms": round(pct(opens, 0.95) * 1000, 1)}
         for scope, values in greps.items():
             row[f"grep_{scope}_p50_ms"] = round(pct(values, 0.5) * 1000, 1)
             row[f"grep_{scope}_p95_ms"] = round(pct(values, 0.95) * 1000, 1)
-        rows.append(row)
+        rows.append({**row, "sessions": sessions})
         print(f"lcm     {row}", file=sys.stderr)
         if backend == "sqlite":
             store.close()
@@ -317,7 +327,8 @@ def markdown(result: dict[str, Any]) -> str:
     if result.get("lcm"):
         lines += ["", "| LCM backend | messages | ingest msg/s | append p50/p95 ms | open p50/p95 ms | "
                       "grep all p50/p95 ms | grep session p50/p95 ms |", "|---|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| {r['backend']} | {r['messages']:,} | {r['ingest_msgs_per_s']:,} | {r['append_p50_ms']} / "
+        lines += [f"| {r['backend']} ({r['ingest']}) | {r['messages']:,} | {r['ingest_msgs_per_s']:,} | "
+                  f"{r['append_p50_ms']} / "
                   f"{r['append_p95_ms']} | {r['open_p50_ms']} / {r['open_p95_ms']} | {r['grep_all_p50_ms']} / "
                   f"{r['grep_all_p95_ms']} | {r['grep_session_p50_ms']} / {r['grep_session_p95_ms']} |"
                   for r in result["lcm"]]
@@ -340,6 +351,8 @@ def main() -> None:
     parser.add_argument("--messages", default="100000", help="comma-separated LCM sizes (0: skip)")
     parser.add_argument("--sessions", default="1,100,1000", help="comma-separated session counts ('': skip)")
     parser.add_argument("--runs", type=int, default=3, help="memory runs per setup (0: skip)")
+    parser.add_argument("--append-max", type=int, default=200_000,
+                        help="larger LCM sizes load PostgreSQL with storage migrate's bulk copy, not appends")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not args.dsn:
@@ -351,7 +364,8 @@ def main() -> None:
         if args.runs:
             result["memory"] = bench_memory(args.runs)
         for size in [int(s) for s in args.messages.split(",") if s.strip() and int(s)]:
-            result.setdefault("lcm", []).extend(bench_lcm(size, Path(tmp)))
+            rows = bench_lcm(size, Path(tmp), "copy" if size > args.append_max else "append")
+            result.setdefault("lcm", []).extend({k: v for k, v in r.items() if k != "sessions"} for r in rows)
         counts = [int(s) for s in args.sessions.split(",") if s.strip()]
         if counts:
             result["sessions"] = bench_sessions(counts, dsn, Path(tmp))
