@@ -214,3 +214,24 @@ def test_structured_queries_scope_by_session_and_role(storage: StorageConfig) ->
     assert pg.search_messages(query, 10, session_id="a") == [a[0]]
     assert pg.search_messages(Query((Group((Term("migr", prefix=True),)),)), 10, session_id="a", role="tool") == [a[1]]
     assert pg.search_messages(Query((Group((Term("failed migration"),)), Group((Term("worked"),)))), 10) == [b[0]]
+
+
+def test_text_postgresql_cannot_hold_still_round_trips(storage: StorageConfig, tmp_path: Path) -> None:
+    """NUL bytes, lone surrogates, a word longer than a tsvector takes, a text larger than one."""
+    from hermes_context_lcm.dag import NewSummary
+
+    odd = [{"role": "tool", "tool_call_id": "c1", "content": "nul\x00byte"},
+           {"role": "user", "content": "lone \ud800 surrogate", "name": "x\ud83d"},
+           {"role": "tool", "content": "key " + "Q" * 5000 + " tail"},
+           {"role": "tool", "content": " ".join(f"w{i}" for i in range(300_000))},
+           {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "type": "function", "function": {
+               "name": "run", "arguments": "{\"cmd\": \"echo \\u0000\"}"}}]}]
+    pg = PgStore(storage)
+    ids = pg.append("odd", odd)
+    assert [m.message() for m in pg.get_messages(ids)] == odd
+    assert pg.search_messages('body : ("tail")', 5) == [ids[2]] and pg.search_messages('body : ("w299999")', 5) == []
+    assert pg.search_messages('body : ("surrogate")', 5) == [ids[1]]
+    sid = pg.add_summary(NewSummary(session_id="odd", depth=0, content="sum \x00 \udc80", hint="h", tokens=1,
+                                    source="deterministic", covers_kind="messages", covers=ids, first_message=ids[0],
+                                    last_message=ids[-1], message_count=len(ids)))
+    assert pg.get_summaries([sid])[0].content == "sum \x00 \udc80"

@@ -19,6 +19,7 @@ session-level advisory lock (released when the host's connection dies).
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
@@ -63,6 +64,7 @@ LCM_SCHEMA = Component("lcm", migrations=(
         meta text NOT NULL,
         tokens integer NOT NULL,
         created_at double precision NOT NULL,
+        escaped smallint NOT NULL DEFAULT 0,
         stoken text NOT NULL,
         rtoken text NOT NULL,
         words tsvector NOT NULL,
@@ -90,6 +92,7 @@ LCM_SCHEMA = Component("lcm", migrations=(
         message_count integer NOT NULL,
         parent_id bigint,
         created_at double precision NOT NULL,
+        escaped smallint NOT NULL DEFAULT 0,
         stoken text NOT NULL,
         words tsvector NOT NULL,
         PRIMARY KEY (namespace, id)
@@ -114,6 +117,8 @@ _WORD = re.compile(r"[^\W_]+")
 _PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 _WORD_OR_PRIVATE = re.compile("(?:[^\\W_]|[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd])+")
 MAX_POSITIONS = 256  # per lexeme, as PostgreSQL keeps at most
+MAX_LEXEME_BYTES = 2046  # PostgreSQL's longest word in a tsvector
+MAX_VECTOR_BYTES = 900_000  # safely under a tsvector's 1 MB
 
 
 def _fold(ch: str) -> str:
@@ -141,13 +146,79 @@ def tsvector_literal(text: str) -> str:
     Tokens are letters and digits only, so they never need escaping inside the quotes.
     """
     positions: dict[str, list[int]] = {}
+    size = 0
     for n, token in enumerate(tokens(text), 1):
         at = positions.get(token)
         if at is None:
+            if len(token) * 4 > MAX_LEXEME_BYTES and len(token.encode("utf-8")) > MAX_LEXEME_BYTES:
+                continue  # PostgreSQL refuses longer words: not searchable by word (lcm_grep regex finds it)
+            size += len(token) * 4 + 16
+            if size > MAX_VECTOR_BYTES:
+                break  # a tsvector holds at most 1 MB: the rest of a huge text is not indexed by word
             positions[token] = [min(n, MAX_POSITION)]
         elif len(at) < MAX_POSITIONS and at[-1] < MAX_POSITION:
             at.append(min(n, MAX_POSITION))
     return " ".join(f"'{t}':{','.join(map(str, p))}" for t, p in positions.items())
+
+
+# -- text PostgreSQL cannot hold ---------------------------------------------------------------------
+
+
+def to_pg(value: str | None) -> tuple[str | None, bool]:
+    """``(stored text, escaped)``: text with NUL or lone surrogates (which a PostgreSQL ``text``
+    cannot hold) is stored as base64 of its UTF-8 (surrogatepass) bytes, so it reads back exactly."""
+    if value is None:
+        return None, False
+    if "\x00" not in value:
+        try:
+            value.encode("utf-8")
+            return value, False
+        except UnicodeEncodeError:
+            pass
+    return base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii"), True
+
+
+def from_pg(value: str | None, escaped: bool) -> str | None:
+    if value is None or not escaped:
+        return value
+    return base64.b64decode(value).decode("utf-8", "surrogatepass")
+
+
+def searchable(text: str) -> str:
+    """What the indexes see: NUL dropped, lone surrogates replaced."""
+    text = text.replace("\x00", "")
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def encode_row(first: str | None, second: str | None) -> tuple[str | None, str | None, int]:
+    """Two text columns as stored, and the ``escaped`` bits (1: the first, 2: the second)."""
+    a, ea = to_pg(first)
+    b, eb = to_pg(second)
+    return a, b, int(ea) | (int(eb) << 1)
+
+
+def decode_message(row: Sequence[Any]) -> StoredMessage:
+    """A row of ``MESSAGE_COLUMNS`` as the :class:`StoredMessage` that was stored."""
+    escaped = row[8]
+    return StoredMessage(row[0], row[1], row[2], row[3], from_pg(row[4], bool(escaped & 1)),
+                         from_pg(row[5], bool(escaped & 2)) or "", row[6], row[7])
+
+
+def decode_summary(row: Sequence[Any]) -> SummaryRow:
+    """A row of ``SUMMARY_COLUMNS`` as the :class:`SummaryRow` that was stored."""
+    escaped = row[14]
+    return SummaryRow(row[0], row[1], row[2], from_pg(row[3], bool(escaped & 1)) or "",  # type: ignore[call-arg]
+                      from_pg(row[4], bool(escaped & 2)) or "", row[5], row[6], row[7], tuple(json.loads(row[8])),
+                      *row[9:14])
+
+
+MESSAGE_COLUMNS = "id, session_id, seq, role, content, meta, tokens, created_at, escaped"
+SUMMARY_COLUMNS = ("id, session_id, depth, content, hint, tokens, source, covers_kind, covers,"
+                   " first_message, last_message, message_count, parent_id, created_at, escaped")
 
 
 # -- the tools' FTS5 expressions, as tsquery ----------------------------------------------------
@@ -157,7 +228,7 @@ _EXPR_TOKEN = re.compile(r'"((?:[^"]|"")*)"(\*?)|(AND|OR|NOT)|(\S+)')
 
 
 def _phrase(text: str, prefix: bool) -> str | None:
-    words = tokens(text)
+    words = [w for w in tokens(searchable(text)) if len(w.encode("utf-8")) <= MAX_LEXEME_BYTES]
     if not words:
         return None
     parts = [f"'{w}'" for w in words]  # tokens are letters and digits: no quoting needed
@@ -278,11 +349,11 @@ class PgStore:
         stoken = session_token(session_id)
         rows = []
         for msg in messages:
-            content, meta = split_message(msg)
-            text = search_text(msg)
+            content, meta, escaped = encode_row(*split_message(msg))
+            text = searchable(search_text(msg))
             role = str(msg.get("role") or "")
-            rows.append((role, content, meta, estimate_message_tokens(msg), now, stoken, role_token(role),
-                         tsvector_literal(text), text.replace("\x00", "")))
+            rows.append((role, content, meta, estimate_message_tokens(msg), now, escaped, stoken, role_token(role),
+                         tsvector_literal(text), text))
         state: dict[str, int] = {}
 
         def work(conn: psycopg.Connection[Any]) -> list[int]:
@@ -293,13 +364,13 @@ class PgStore:
                 " (SELECT array_agg(nextval('lcm_ids')) FROM generate_series(1, %s))",
                 (self.namespace, session_id, len(rows))).fetchone()  # type: ignore[misc]
             first_seq = 0 if last is None else int(last) + 1
-            values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s)"] * len(rows))
+            values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s)"] * len(rows))
             params: list[Any] = []
             for i, (mid, r) in enumerate(zip(ids, rows, strict=True)):
                 params += [self.namespace, mid, session_id, first_seq + i, *r]
             conn.execute(
                 "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens, created_at,"
-                f" stoken, rtoken, words, body) VALUES {values}", params)
+                f" escaped, stoken, rtoken, words, body) VALUES {values}", params)
             state["first_id"] = ids[0]
             return [int(i) for i in ids]
 
@@ -312,7 +383,7 @@ class PgStore:
     def flush_index(self) -> None:
         """Nothing to do: rows are indexed in the transaction that stores them."""
 
-    _COLUMNS = "id, session_id, seq, role, content, meta, tokens, created_at"
+    _COLUMNS = MESSAGE_COLUMNS
 
     def _rows(self, sql: str, params: Sequence[Any]) -> list[Any]:
         return self._run(lambda conn: conn.execute(sql, params).fetchall())  # type: ignore[no-any-return]
@@ -323,14 +394,14 @@ class PgStore:
             return []
         rows = self._rows(f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)",
                           (self.namespace, wanted))
-        found = {r[0]: StoredMessage(*r) for r in rows}
+        found = {r[0]: decode_message(r) for r in rows}
         return [found[i] for i in wanted if i in found]
 
     def session_messages(self, session_id: str, after_id: int = 0, limit: int = 100) -> list[StoredMessage]:
         rows = self._rows(
             f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND session_id = %s AND id > %s "
             "ORDER BY seq LIMIT %s", (self.namespace, session_id, after_id, min(limit, 1 << 62)))
-        return [StoredMessage(*r) for r in rows]
+        return [decode_message(r) for r in rows]
 
     def scan_messages(self, session_id: str | None, before_id: int | None, limit: int) -> list[StoredMessage]:
         before = before_id if before_id is not None else 1 << 62
@@ -341,7 +412,7 @@ class PgStore:
             rows = self._rows(
                 f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND session_id = %s AND id < %s "
                 "ORDER BY seq DESC LIMIT %s", (self.namespace, session_id, before, limit))
-        return [StoredMessage(*r) for r in rows]
+        return [decode_message(r) for r in rows]
 
     def search_messages(self, match: Any, limit: int = 10, offset: int = 0, *, session_id: str | None = None,
                         role: str | None = None) -> list[int]:
@@ -373,6 +444,7 @@ class PgStore:
 
     def search_substring(self, text: str, session_id: str | None, limit: int, offset: int = 0) -> list[int]:
         """Ids of messages whose searchable text contains ``text`` (any script), newest first (pg_trgm)."""
+        text = searchable(text)
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         scope, params = ("", []) if session_id is None else (" AND session_id = %s", [session_id])
         rows = self._rows(f"SELECT id FROM lcm_messages WHERE namespace = %s AND body ILIKE %s{scope} "
@@ -381,21 +453,22 @@ class PgStore:
 
     # -- summaries -----------------------------------------------------------------------
 
-    _SUMMARY_COLUMNS = ("id, session_id, depth, content, hint, tokens, source, covers_kind, covers,"
-                        " first_message, last_message, message_count, parent_id, created_at")
+    _SUMMARY_COLUMNS = SUMMARY_COLUMNS
 
     def add_summary(self, summary: NewSummary, children: Sequence[int] = ()) -> int:
+        content, hint, escaped = encode_row(summary.content, summary.hint)
+
         def work(conn: psycopg.Connection[Any]) -> int:
             sid = int(conn.execute("SELECT nextval('lcm_ids')").fetchone()[0])  # type: ignore[index]
             conn.execute(
                 "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
-                " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, stoken,"
-                " words)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, %s, %s, %s::tsvector)",
-                (self.namespace, sid, summary.session_id, summary.depth, summary.content, summary.hint,
+                " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
+                " stoken, words)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, %s, %s, %s, %s::tsvector)",
+                (self.namespace, sid, summary.session_id, summary.depth, content, hint,
                  summary.tokens, summary.source, summary.covers_kind, json.dumps(summary.covers),
-                 summary.first_message, summary.last_message, summary.message_count, time.time(),
-                 session_token(summary.session_id), tsvector_literal(f"{summary.content}\n{summary.hint}")),
+                 summary.first_message, summary.last_message, summary.message_count, time.time(), escaped,
+                 session_token(summary.session_id), tsvector_literal(searchable(f"{summary.content}\n{summary.hint}"))),
             )
             if children:
                 conn.execute("UPDATE lcm_summaries SET parent_id = %s WHERE namespace = %s AND id = ANY(%s)",
@@ -407,7 +480,7 @@ class PgStore:
     def _summaries(self, where: str, params: Sequence[Any]) -> list[SummaryRow]:
         rows = self._rows(f"SELECT {self._SUMMARY_COLUMNS} FROM lcm_summaries WHERE namespace = %s AND {where}",
                           (self.namespace, *params))
-        return [SummaryRow(*r[:8], tuple(json.loads(r[8])), *r[9:]) for r in rows]  # type: ignore[call-arg]
+        return [decode_summary(r) for r in rows]
 
     def get_summaries(self, ids: Sequence[int]) -> list[SummaryRow]:
         wanted = list(dict.fromkeys(int(i) for i in ids))

@@ -11,12 +11,12 @@ it (nothing is overwritten).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_context_lcm.pg_store import PgStore, tsvector_literal
+from hermes_context_lcm.pg_store import PgStore, encode_row, from_pg, searchable, tsvector_literal
 from hermes_context_lcm.store import SQLiteStore, StoredMessage, StoreError, role_token, session_token
 from hermes_core.storage.migration import MigrationError, MigrationRequest
 
@@ -55,10 +55,18 @@ def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]) ->
         last = rows[-1][0]
 
 
+def _decoded(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
+    """A PostgreSQL row as the SQLite store holds it (escaped text decoded, the flag dropped)."""
+    *values, escaped = row
+    a, b = (4, 5) if table == "lcm_messages" else (3, 4)
+    values[a], values[b] = from_pg(values[a], bool(escaped & 1)), from_pg(values[b], bool(escaped & 2))
+    return tuple(values)
+
+
 def _pg_rows(pg: PgStore, table: str, cols: tuple[str, ...], ids: list[int]) -> dict[int, tuple[Any, ...]]:
-    rows = pg._rows(f"SELECT {', '.join(cols)} FROM {table} WHERE namespace = %s AND id = ANY(%s)",
+    rows = pg._rows(f"SELECT {', '.join(cols)}, escaped FROM {table} WHERE namespace = %s AND id = ANY(%s)",
                     (pg.namespace, ids))
-    return {r[0]: tuple(r) for r in rows}
+    return {r[0]: _decoded(table, r) for r in rows}
 
 
 def _conflict(what: str, row_id: int, where: str) -> TransferError:
@@ -126,13 +134,14 @@ def _max_id(conn: sqlite3.Connection, table: str) -> int:
 def _copy_messages(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
     def work(conn: Any) -> None:
         with conn.cursor() as cur, cur.copy(
-            "COPY lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens, created_at, stoken,"
-            " rtoken, words, body) FROM STDIN"
+            "COPY lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens, created_at, escaped,"
+            " stoken, rtoken, words, body) FROM STDIN"
         ) as copy:
             for row in rows:
-                text = StoredMessage(*row).text()
-                copy.write_row((pg.namespace, *row, session_token(row[1]), role_token(row[3]),
-                                tsvector_literal(text), text.replace("\x00", "")))
+                text = searchable(StoredMessage(*row).text())
+                content, meta, escaped = encode_row(row[4], row[5])
+                copy.write_row((pg.namespace, *row[:4], content, meta, *row[6:], escaped, session_token(row[1]),
+                                role_token(row[3]), tsvector_literal(text), text))
 
     try:
         pg._run(work)
@@ -150,9 +159,11 @@ def _copy_summaries(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
-                " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, stoken,"
-                " words) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)",
-                [(pg.namespace, *r, session_token(r[1]), tsvector_literal(f"{r[3]}\n{r[4]}")) for r in rows],
+                " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
+                " stoken, words)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)",
+                [(pg.namespace, *r[:3], *encode_row(r[3], r[4])[:2], *r[5:], encode_row(r[3], r[4])[2],
+                  session_token(r[1]), tsvector_literal(searchable(f"{r[3]}\n{r[4]}"))) for r in rows],
             )
 
     pg._run(work)
@@ -233,11 +244,11 @@ def _counts_match(source: sqlite3.Connection, pg: PgStore) -> bool:
 def _pg_batches(pg: PgStore, table: str, cols: tuple[str, ...]) -> Iterator[list[tuple[Any, ...]]]:
     last = -1 << 62
     while True:
-        rows = pg._rows(f"SELECT {', '.join(cols)} FROM {table} WHERE namespace = %s AND id > %s ORDER BY id "
-                        "LIMIT %s", (pg.namespace, last, BATCH))
+        rows = pg._rows(f"SELECT {', '.join(cols)}, escaped FROM {table} WHERE namespace = %s AND id > %s "
+                        "ORDER BY id LIMIT %s", (pg.namespace, last, BATCH))
         if not rows:
             return
-        yield [tuple(r) for r in rows]
+        yield [_decoded(table, r) for r in rows]
         last = rows[-1][0]
 
 
