@@ -1,6 +1,7 @@
 """MEMORY.md / USER.md in PostgreSQL, with exactly the semantics of the files.
 
-One row per (namespace, target) holds the text a file would hold, produced and parsed by
+One row per (namespace, target) holds the bytes a file would hold (``bytea``: a NUL is as
+storable as in a file), produced and parsed by
 the file store's own ``parse`` / ``serialize`` / ``drift_reason``, so entries, ordering,
 char limits, the round-trip rules and the snapshot are the same code on both backends.
 
@@ -38,7 +39,7 @@ MEMORY_SCHEMA = Component("memory", migrations=(
     CREATE TABLE memory_stores (
         namespace text NOT NULL,
         target text NOT NULL CHECK (target IN ('memory', 'user')),
-        body text NOT NULL,
+        body bytea NOT NULL,
         revision bigint NOT NULL,
         updated_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (namespace, target)
@@ -54,7 +55,7 @@ MEMORY_SCHEMA = Component("memory", migrations=(
         id bigserial PRIMARY KEY,
         namespace text NOT NULL,
         target text NOT NULL,
-        body text NOT NULL,
+        body bytea NOT NULL,
         saved_at timestamptz NOT NULL DEFAULT now()
     );
     """,
@@ -121,7 +122,7 @@ class PgMemoryStore:
     def _select(self, conn: psycopg.Connection[Any], target: str) -> tuple[str, int | None]:
         row = conn.execute("SELECT body, revision FROM memory_stores WHERE namespace = %s AND target = %s",
                            (self.namespace, target)).fetchone()
-        return (row[0], int(row[1])) if row else ("", None)
+        return (bytes(row[0]).decode("utf-8"), int(row[1])) if row else ("", None)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -157,7 +158,7 @@ class PgMemoryStore:
                     "VALUES (%s, %s, %s, 1) ON CONFLICT (namespace, target) DO UPDATE SET body = EXCLUDED.body, "
                     "revision = memory_stores.revision + 1, updated_at = now() RETURNING 1) "
                     "INSERT INTO memory_ops (op_id, namespace, target) SELECT %s, %s, %s FROM saved",
-                    (self.namespace, target, body, op_id, self.namespace, target),
+                    (self.namespace, target, body.encode("utf-8"), op_id, self.namespace, target),
                 )
                 if (revision or 0) % 256 == 255:  # now and then, forget old operation ids
                     conn.execute("DELETE FROM memory_ops WHERE done_at < now() - interval '1 day'")
@@ -182,7 +183,7 @@ class PgMemoryStore:
         conn.execute(
             "INSERT INTO memory_backups (namespace, target, body) SELECT %s, %s, %s WHERE NOT EXISTS ("
             "SELECT 1 FROM memory_backups WHERE namespace = %s AND target = %s AND body = %s)",
-            (self.namespace, target, text, self.namespace, target, text),
+            (self.namespace, target, text.encode("utf-8"), self.namespace, target, text.encode("utf-8")),
         )
         conn.commit()  # the copy is kept even though the write is refused
 
@@ -197,7 +198,7 @@ class PgMemoryStore:
                     "INSERT INTO memory_stores (namespace, target, body, revision) VALUES (%s, %s, %s, 1) "
                     "ON CONFLICT (namespace, target) DO UPDATE SET body = EXCLUDED.body, "
                     "revision = memory_stores.revision + 1, updated_at = now()",
-                    (self.namespace, target, text),
+                    (self.namespace, target, text.encode("utf-8")),
                 )
             else:
                 conn.execute("DELETE FROM memory_stores WHERE namespace = %s AND target = %s",
