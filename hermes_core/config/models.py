@@ -117,9 +117,19 @@ class StorageConfig(_Section):
     @field_validator("namespace")
     @classmethod
     def _namespace(cls, value: str) -> str:
-        from hermes_core.storage.namespace import check_namespace
+        """Any text works (it is only ever a bound parameter), except what PostgreSQL cannot store
+        (NUL) or what makes two namespaces look alike (control or invisible characters, blanks around)."""
+        import unicodedata
 
-        return check_namespace(value)
+        if not value or len(value) > 200:
+            raise ValueError("storage.namespace must be 1 to 200 characters")
+        if value != value.strip():
+            raise ValueError(f"storage.namespace {value!r} has leading or trailing whitespace")
+        bad = next((ch for ch in value if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp")), None)
+        if bad is not None:
+            raise ValueError(f"storage.namespace {value!r} contains the control or invisible character "
+                             f"U+{ord(bad):04X}")
+        return value
 
 
 class PluginsConfig(BaseModel):
