@@ -322,8 +322,10 @@ def bench_sessions(counts: list[int], dsn: str, workdir: Path) -> list[dict[str,
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = ["| memory setup | adds/s (median) |", "|---|---:|"]
-    lines += [f"| {r['setup']} | {r['adds_per_s']:,.0f} |" for r in result.get("memory", [])]
+    lines: list[str] = []
+    if result.get("memory"):
+        lines += ["| memory setup | adds/s (median) |", "|---|---:|"]
+        lines += [f"| {r['setup']} | {r['adds_per_s']:,.0f} |" for r in result["memory"]]
     if result.get("lcm"):
         lines += ["", "| LCM backend | messages | ingest msg/s | append p50/p95 ms | open p50/p95 ms | "
                       "grep all p50/p95 ms | grep session p50/p95 ms |", "|---|---:|---:|---:|---:|---:|---:|"]
