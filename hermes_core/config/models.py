@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, ValidationError, field_validator
 
 from hermes_core.config.paths import config_path
 from hermes_core.config.raw import ConfigError, env_disabled_plugins, load_raw_config, split_names
@@ -29,6 +29,7 @@ __all__ = [
     "ConfigError",
     "ContextConfig",
     "HermesConfig",
+    "HooksConfig",
     "LoadedConfig",
     "MemoryConfig",
     "ModelConfig",
@@ -132,6 +133,13 @@ class StorageConfig(_Section):
         return value
 
 
+class HooksConfig(_Section):
+    """Time bounds of plugin hooks in seconds, by hook name without ``hermes_`` (``memory_prefetch``,
+    ``engine_compress``, ``system_prompt_sections``) or ``default``; PLUGIN_GUIDE.md lists the defaults."""
+
+    timeouts: dict[str, PositiveFloat] = Field(default_factory=dict)
+
+
 class PluginsConfig(BaseModel):
     """``disabled`` blocks plugins before import; every other key is a plugin's section."""
 
@@ -152,6 +160,7 @@ class HermesConfig(_Section):
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
 
     def external_providers(self) -> list[str]:
