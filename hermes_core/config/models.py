@@ -14,10 +14,10 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, ValidationError, field_validator
 
 from hermes_core.config.paths import config_path
 from hermes_core.config.raw import ConfigError, env_disabled_plugins, load_raw_config, split_names
@@ -36,6 +36,7 @@ __all__ = [
     "PluginsConfig",
     "PromptConfig",
     "SkillsConfig",
+    "StorageConfig",
     "load_config",
     "load_raw_config",
     "validate_section",
@@ -107,6 +108,37 @@ class PromptConfig(_Section):
     identity: str = ""
 
 
+class StorageConfig(_Section):
+    """Where the built-in memory and the LCM engine keep their data (see hermes_core.storage).
+
+    ``files`` is the embedded default (MEMORY.md/USER.md, lcm.db); ``postgres`` shares one
+    database between hosts, every row scoped by ``namespace``; the DSN is read from the
+    environment variable ``dsn_env`` so no password sits in config.yaml.
+    """
+
+    backend: Literal["files", "postgres"] = "files"
+    dsn_env: str = Field("HERMES_PG_DSN", min_length=1)
+    namespace: str = "default"
+    pool_size: int = Field(8, ge=1, le=200)
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, value: str) -> str:
+        """Any text works (it is only ever a bound parameter), except what PostgreSQL cannot store
+        (NUL) or what makes two namespaces look alike (control or invisible characters, blanks around)."""
+        import unicodedata
+
+        if not value or len(value) > 200:
+            raise ValueError("storage.namespace must be 1 to 200 characters")
+        if value != value.strip():
+            raise ValueError(f"storage.namespace {value!r} has leading or trailing whitespace")
+        bad = next((ch for ch in value if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp")), None)
+        if bad is not None:
+            raise ValueError(f"storage.namespace {value!r} contains the control or invisible character "
+                             f"U+{ord(bad):04X}")
+        return value
+
+
 class HooksConfig(_Section):
     """Time bounds of plugin hooks in seconds, by hook name without ``hermes_`` (``memory_prefetch``,
     ``engine_compress``, ``system_prompt_sections``) or ``default``; PLUGIN_GUIDE.md lists the defaults."""
@@ -135,6 +167,7 @@ class HermesConfig(_Section):
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
 
     def external_providers(self) -> list[str]:
         """``memory.provider`` as a list (a comma-separated value names several)."""

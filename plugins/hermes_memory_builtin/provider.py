@@ -11,6 +11,7 @@ from hermes_memory_builtin.store import MemoryStore
 
 if TYPE_CHECKING:
     from hermes_core.plugin.context import PluginContext
+    from hermes_memory_builtin.pg_store import PgMemoryStore
 
 MAX_CONSOLIDATION_FAILURES = 3
 STOP_RETRYING = (
@@ -33,9 +34,14 @@ class BuiltinMemoryProvider(MemoryProvider):
         mem = self.ctx.config.memory
         enabled = (("memory", mem.memory_enabled), ("user", mem.user_profile_enabled))
         self.targets = tuple(target for target, on in enabled if on)
-        self.store = MemoryStore(
-            self.ctx.home / "memories", {"memory": mem.memory_char_limit, "user": mem.user_char_limit}
-        )
+        limits = {"memory": mem.memory_char_limit, "user": mem.user_char_limit}
+        storage = getattr(self.ctx.config, "storage", None)
+        if storage is not None and storage.backend == "postgres":  # storage: in config.yaml
+            from hermes_memory_builtin.pg_store import PgMemoryStore
+
+            self.store: MemoryStore | PgMemoryStore = PgMemoryStore(storage, limits)
+        else:
+            self.store = MemoryStore(self.ctx.home / "memories", limits)
         self._snapshot: str | None = None
         self._failures = 0  # consolidation failures this turn
 
@@ -60,6 +66,20 @@ class BuiltinMemoryProvider(MemoryProvider):
         from hermes_memory_builtin.tool import tool_schema  # pydantic: loaded on first use, not at import
 
         return [tool_schema(self.targets)]
+
+    def get_status(self, probe: bool = False) -> dict[str, Any]:
+        """On PostgreSQL, ``probe`` reads the store once, so ``doctor`` shows a down or misconfigured server."""
+        location = getattr(self.store, "location", None)
+        if location is None or not probe:
+            return super().get_status(probe)
+        from hermes_memory_builtin.store import MemoryStoreError
+
+        try:
+            count = len(self.store.entries(self.targets[0])) if self.targets else 0
+        except MemoryStoreError as exc:
+            return {"provider": self.name, "state": "unavailable", "summary": f"{self.name}: {exc}"}
+        return {"provider": self.name, "state": "ok",
+                "summary": f"{self.name}: ok ({location(self.targets[0])}, {count} entries)"}
 
     def on_turn_start(self, turn_number: int, message: str) -> None:
         self._failures = 0

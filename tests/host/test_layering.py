@@ -18,19 +18,22 @@ ALLOWED: dict[str, set[str]] = {
     "records": set(),
     "hookspecs": {"records"},
     "config": {"text", "records"},
+    "storage": {"text", "records", "config"},
     "engine": {"text", "records", "config", "guard", "hookspecs", "plugin.context"},
     "memory": {"text", "records", "config", "guard", "hookspecs", "plugin.context"},
     "plugin": {"text", "records", "config", "guard", "hookspecs", "engine", "memory"},
     "session": {"text", "records", "config", "guard", "hookspecs", "engine", "memory", "plugin"},
     "apps": {"text", "records", "config", "guard", "hookspecs", "engine", "memory", "plugin", "session"},
-    "cli": {"text", "records", "config", "guard", "hookspecs", "engine", "memory", "plugin", "session", "apps"},
-    "testing": {"text", "records", "config", "guard", "hookspecs", "engine", "memory", "plugin", "session", "apps"},
+    "cli": {"text", "records", "config", "guard", "hookspecs", "engine", "memory", "plugin", "session", "apps",
+            "storage"},
+    "testing": {"text", "records", "config", "guard", "hookspecs", "engine", "memory", "plugin", "session", "apps",
+                "storage"},
 }
 
 #: What plugins/ and contrib/ packages may import: the names in ``hermes_core.__all__`` (from
 #: ``hermes_core`` itself) and these documented helper modules.
 PUBLIC_MODULES = ("hermes_core.hookspecs", "hermes_core.records", "hermes_core.text", "hermes_core.testing",
-                  "hermes_core.engine.summarizer", "hermes_core.memory.fencing")
+                  "hermes_core.engine.summarizer", "hermes_core.memory.fencing", "hermes_core.storage")
 
 
 def runtime_imports(path: Path) -> list[tuple[int, str, list[str]]]:

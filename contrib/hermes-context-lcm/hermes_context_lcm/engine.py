@@ -105,6 +105,11 @@ class LCMEngine(ContextEngine):
         """
         if self._store is None and self.ctx.extras.get("lcm_store") is not None:
             self._store = self.ctx.extras["lcm_store"]  # e.g. a server-backed Store
+        storage = getattr(self.ctx.config, "storage", None)
+        if self._store is None and storage is not None and storage.backend == "postgres":
+            from hermes_context_lcm.pg_store import PgStore
+
+            self._store = PgStore(storage)  # storage: backend: postgres in config.yaml
         if self._store is None:
             from hermes_context_lcm.store import SQLiteStore, StoreError
 
@@ -143,9 +148,11 @@ class LCMEngine(ContextEngine):
         if self.scratch:  # nothing to guard, and nothing may be written under the user's home
             self.session_id, self._session_lock, self.session_note = session_id, SessionLock(directory, None), ""
             return
+        server_lock = getattr(self.store, "session_lock", None)  # a database store locks across hosts
         for n in range(1, MAX_CONCURRENT + 1):
             candidate = session_id if n == 1 else f"{session_id}#concurrent-{n}"
-            lock = SessionLock.acquire(directory, f"{store_path}\0{candidate}")
+            lock = (server_lock(candidate) if server_lock is not None
+                    else SessionLock.acquire(directory, f"{store_path}\0{candidate}"))
             if lock is not None:
                 break
         else:

@@ -1,0 +1,304 @@
+"""Copy an LCM store between ``lcm.db`` (SQLite) and PostgreSQL, verified row by row.
+
+Ids, sequence numbers, summaries (with their parents), layouts and every byte of
+``content`` / ``meta`` are copied as stored, so a summary's ``covers`` and a layout's ids
+still point at the same messages, and files -> postgres -> files gives back the same rows.
+Safe to re-run: rows already at the destination are compared, not copied again; a
+destination row with the same id and different data stops the copy with an error naming
+it (nothing is overwritten).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_context_lcm.pg_store import PgStore, encode_row, from_pg, searchable, tsvector_literal
+from hermes_context_lcm.store import SQLiteStore, StoredMessage, StoreError, role_token, session_token
+from hermes_core.storage.migration import MigrationError, MigrationRequest
+
+BATCH = 2000
+MSG_COLS = ("id", "session_id", "seq", "role", "content", "meta", "tokens", "created_at")
+SUM_COLS = ("id", "session_id", "depth", "content", "hint", "tokens", "source", "covers_kind", "covers",
+            "first_message", "last_message", "message_count", "parent_id", "created_at")
+Progress = Callable[[str, int, int], None]
+
+
+class TransferError(MigrationError):
+    """The copy cannot go on without overwriting something; nothing was overwritten."""
+
+
+@dataclass
+class TransferReport:
+    messages: int = 0
+    summaries: int = 0
+    layouts: int = 0
+    copied: dict[str, int] = field(default_factory=lambda: {"messages": 0, "summaries": 0, "layouts": 0})
+    verified: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"messages": self.messages, "summaries": self.summaries, "layouts": self.layouts,
+                "copied": self.copied, "verified": self.verified}
+
+
+def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]) -> Iterator[list[tuple[Any, ...]]]:
+    last = -1 << 62
+    while True:
+        rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE id > ? ORDER BY id LIMIT ?",
+                            (last, BATCH)).fetchall()
+        if not rows:
+            return
+        yield rows
+        last = rows[-1][0]
+
+
+def _decoded(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
+    """A PostgreSQL row as the SQLite store holds it (escaped text decoded, the flag dropped)."""
+    *values, escaped = row
+    a, b = (4, 5) if table == "lcm_messages" else (3, 4)
+    values[a], values[b] = from_pg(values[a], bool(escaped & 1)), from_pg(values[b], bool(escaped & 2))
+    return tuple(values)
+
+
+def _pg_rows(pg: PgStore, table: str, cols: tuple[str, ...], ids: list[int]) -> dict[int, tuple[Any, ...]]:
+    rows = pg._rows(f"SELECT {', '.join(cols)}, escaped FROM {table} WHERE namespace = %s AND id = ANY(%s)",
+                    (pg.namespace, ids))
+    return {r[0]: _decoded(table, r) for r in rows}
+
+
+def _conflict(what: str, row_id: int, where: str) -> TransferError:
+    return TransferError(f"{where} already holds a different {what} with id {row_id}; refusing to overwrite it. "
+                         "Copy into an empty namespace (--namespace) or an empty file.")
+
+
+def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None) -> TransferReport:
+    """Copy ``db_path`` into ``pg``'s namespace; verify every row."""
+    report = TransferReport()
+    source = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        total = source.execute("SELECT count(*) FROM messages").fetchone()[0]
+        for batch in _sqlite_rows(source, "messages", MSG_COLS):
+            present = _pg_rows(pg, "lcm_messages", MSG_COLS, [r[0] for r in batch])
+            fresh = []
+            for row in batch:
+                if row[0] in present:
+                    if present[row[0]] != tuple(row):
+                        raise _conflict("message", row[0], pg.path)
+                else:
+                    fresh.append(row)
+            if fresh:
+                _copy_messages(pg, fresh)
+            report.messages += len(batch)
+            report.copied["messages"] += len(fresh)
+            if progress:
+                progress("messages", report.messages, total)
+        for batch in _sqlite_rows(source, "summaries", SUM_COLS):
+            present = _pg_rows(pg, "lcm_summaries", SUM_COLS, [r[0] for r in batch])
+            fresh = []
+            for row in batch:
+                if row[0] in present:
+                    if present[row[0]] != tuple(row):
+                        raise _conflict("summary", row[0], pg.path)
+                else:
+                    fresh.append(row)
+            _copy_summaries(pg, fresh)
+            report.summaries += len(batch)
+            report.copied["summaries"] += len(fresh)
+        for session_id, layout, upto in source.execute("SELECT session_id, layout, upto FROM layouts"):
+            there = pg._rows("SELECT layout, upto FROM lcm_layouts WHERE namespace = %s AND session_id = %s",
+                             (pg.namespace, session_id))
+            if there and tuple(there[0]) != (layout, upto):
+                raise _conflict(f"layout of session {session_id!r}", 0, pg.path)
+            if not there:
+                pg._run(lambda conn, s=session_id, lay=layout, u=upto: conn.execute(
+                    "INSERT INTO lcm_layouts (namespace, session_id, layout, upto) VALUES (%s, %s, %s, %s)",
+                    (pg.namespace, s, lay, u)))
+                report.copied["layouts"] += 1
+            report.layouts += 1
+        pg._run(lambda conn: conn.execute(
+            "SELECT setval('lcm_ids', greatest((SELECT last_value FROM lcm_ids), %s))",
+            (max(_max_id(source, "messages"), _max_id(source, "summaries"), 1),)))
+        report.verified = verify(source, pg)
+    finally:
+        source.close()
+    return report
+
+
+def _max_id(conn: sqlite3.Connection, table: str) -> int:
+    return int(conn.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()[0])
+
+
+def _copy_messages(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
+    def work(conn: Any) -> None:
+        with conn.cursor() as cur, cur.copy(
+            "COPY lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens, created_at, escaped,"
+            " stoken, rtoken, words, body) FROM STDIN"
+        ) as copy:
+            for row in rows:
+                text = searchable(StoredMessage(*row).text())
+                content, meta, escaped = encode_row(row[4], row[5])
+                copy.write_row((pg.namespace, *row[:4], content, meta, *row[6:], escaped, session_token(row[1]),
+                                role_token(row[3]), tsvector_literal(text), text))
+
+    try:
+        pg._run(work)
+    except Exception as exc:
+        if "duplicate key" in str(exc):
+            raise TransferError(f"{pg.path} already holds messages at the same session positions: {exc}") from None
+        raise
+
+
+def _copy_summaries(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
+    if not rows:
+        return
+
+    def work(conn: Any) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
+                " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
+                " stoken, words)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)",
+                [(pg.namespace, *r[:3], *encode_row(r[3], r[4])[:2], *r[5:], encode_row(r[3], r[4])[2],
+                  session_token(r[1]), tsvector_literal(searchable(f"{r[3]}\n{r[4]}"))) for r in rows],
+            )
+
+    pg._run(work)
+
+
+def verify(source: sqlite3.Connection, pg: PgStore) -> bool:
+    """Every message and summary of ``source`` is in ``pg`` with identical columns."""
+    for table, pg_table, cols in (("messages", "lcm_messages", MSG_COLS), ("summaries", "lcm_summaries", SUM_COLS)):
+        for batch in _sqlite_rows(source, table, cols):
+            there = _pg_rows(pg, pg_table, cols, [r[0] for r in batch])
+            for row in batch:
+                if there.get(row[0]) != tuple(row):
+                    raise TransferError(f"verification failed: {table[:-1]} {row[0]} differs in {pg.path}")
+    return True
+
+
+def to_sqlite(pg: PgStore, db_path: Path, progress: Progress | None = None) -> TransferReport:
+    """Copy ``pg``'s namespace into ``db_path`` (created; an existing file must hold the same rows)."""
+    report = TransferReport()
+    SQLiteStore(db_path).close()  # the schema, as the SQLite store makes it
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        total = int(pg._rows("SELECT count(*) FROM lcm_messages WHERE namespace = %s", (pg.namespace,))[0][0])
+        conn.execute("BEGIN IMMEDIATE")
+        for rows in _pg_batches(pg, "lcm_messages", MSG_COLS):
+            fresh = _fresh(conn, "messages", MSG_COLS, rows, str(db_path))
+            conn.executemany(f"INSERT INTO messages ({', '.join(MSG_COLS)}) VALUES ({', '.join('?' * 8)})", fresh)
+            report.messages += len(rows)
+            report.copied["messages"] += len(fresh)
+            if progress:
+                progress("messages", report.messages, total)
+        for rows in _pg_batches(pg, "lcm_summaries", SUM_COLS):
+            fresh = _fresh(conn, "summaries", SUM_COLS, rows, str(db_path))
+            conn.executemany(f"INSERT INTO summaries ({', '.join(SUM_COLS)}) VALUES ({', '.join('?' * 14)})", fresh)
+            conn.executemany("INSERT INTO summaries_fts (rowid, meta, body) VALUES (?, ?, ?)",
+                             [(r[0], f"{session_token(r[1])} d{r[2]}", f"{r[3]}\n{r[4]}") for r in fresh])
+            report.summaries += len(rows)
+            report.copied["summaries"] += len(fresh)
+        for session_id, layout, upto in pg._rows(
+                "SELECT session_id, layout, upto FROM lcm_layouts WHERE namespace = %s", (pg.namespace,)):
+            there = conn.execute("SELECT layout, upto FROM layouts WHERE session_id = ?", (session_id,)).fetchone()
+            if there and tuple(there) != (layout, upto):
+                raise _conflict(f"layout of session {session_id!r}", 0, str(db_path))
+            if not there:
+                conn.execute("INSERT INTO layouts (session_id, layout, upto) VALUES (?, ?, ?)",
+                             (session_id, layout, upto))
+                report.copied["layouts"] += 1
+            report.layouts += 1
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.close()
+    store = SQLiteStore(db_path)
+    try:
+        store.flush_index()  # the message index is filled from the rows, as the store does it
+    finally:
+        store.close()
+    source = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        report.verified = verify(source, pg) and _counts_match(source, pg)
+    finally:
+        source.close()
+    return report
+
+
+def _counts_match(source: sqlite3.Connection, pg: PgStore) -> bool:
+    for table, pg_table in (("messages", "lcm_messages"), ("summaries", "lcm_summaries")):
+        here = source.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        there = pg._rows(f"SELECT count(*) FROM {pg_table} WHERE namespace = %s", (pg.namespace,))[0][0]
+        if here != there:
+            raise TransferError(f"verification failed: {here} {table} in the file, {there} in {pg.path}")
+    return True
+
+
+def _pg_batches(pg: PgStore, table: str, cols: tuple[str, ...]) -> Iterator[list[tuple[Any, ...]]]:
+    last = -1 << 62
+    while True:
+        rows = pg._rows(f"SELECT {', '.join(cols)}, escaped FROM {table} WHERE namespace = %s AND id > %s "
+                        "ORDER BY id LIMIT %s", (pg.namespace, last, BATCH))
+        if not rows:
+            return
+        yield [_decoded(table, r) for r in rows]
+        last = rows[-1][0]
+
+
+def _fresh(conn: sqlite3.Connection, table: str, cols: tuple[str, ...], rows: list[tuple[Any, ...]],
+           where: str) -> list[tuple[Any, ...]]:
+    marks = ",".join("?" * len(rows))
+    present = {r[0]: tuple(r) for r in conn.execute(
+        f"SELECT {', '.join(cols)} FROM {table} WHERE id IN ({marks})", [r[0] for r in rows])}
+    fresh = []
+    for row in rows:
+        if row[0] in present:
+            if present[row[0]] != row:
+                raise _conflict(table[:-1], row[0], where)
+        else:
+            fresh.append(row)
+    return fresh
+
+
+
+
+class LCMMigration:
+    """``hermes-core storage migrate`` for ``lcm.db`` (entry point ``hermes.storage_migrations``)."""
+
+    name = "lcm"
+
+    def _db_path(self, request: MigrationRequest) -> Path:
+        from hermes_context_lcm.settings import LCMSettings
+
+        return LCMSettings.model_validate(request.config.plugins.section("lcm")).resolved_db_path(request.home)
+
+    def copy(self, to: str, request: MigrationRequest) -> dict[str, Any]:
+        db_path = self._db_path(request)
+        try:
+            pg = PgStore(request.storage)
+            if to == "postgres":
+                if not db_path.is_file():
+                    return {"skipped": f"no LCM database at {db_path}", "db_path": str(db_path)}
+                report = to_postgres(db_path, pg, request.progress)
+            else:
+                held = pg.stats(None)["messages_total"] + len(pg.all_summaries(None))
+                if not held and not db_path.exists():
+                    return {"skipped": f"namespace {pg.namespace!r} holds no LCM data", "db_path": str(db_path)}
+                report = to_sqlite(pg, db_path, request.progress)
+        except (TransferError, StoreError, sqlite3.Error) as exc:
+            raise MigrationError(str(exc)) from None
+        return {"db_path": str(db_path), **report.as_dict()}
+
+    def status(self, request: MigrationRequest) -> dict[str, Any]:
+        try:
+            pg = PgStore(request.storage)
+            return {"messages": pg.stats(None)["messages_total"], "summaries": len(pg.all_summaries(None))}
+        except StoreError as exc:
+            raise MigrationError(str(exc)) from None

@@ -1,0 +1,237 @@
+"""LCM on PostgreSQL: byte-exact round trip, the same tool results as SQLite, the conformance
+suite, and one live engine per session across hosts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hermes_context_lcm.engine import LCMEngine
+from hermes_context_lcm.pg_store import PgStore, tokens, translate
+from hermes_context_lcm.settings import LCMSettings
+from hermes_context_lcm.store import SQLiteStore
+from hermes_context_lcm.tools import run_tool
+
+from hermes_core.apps.transcripts import load_transcript
+from hermes_core.config.models import HermesConfig, StorageConfig
+from hermes_core.testing.engine_conformance import check_engine, corpus_dir, engine_factory
+
+CORPUS = corpus_dir(Path(__file__).resolve())
+QUERIES = ["error", "test", "def", "import os", '"file not found"', "pars*", "the AND file", "python OR rust",
+           "test NOT pytest", "Traceback", "README", "docker*", "config yaml", "überprüfen", "日本", "git commit",
+           "0x", "TODO", "assert", "json"]
+
+
+@pytest.fixture(scope="module")
+def transcripts() -> dict[str, list[dict[str, Any]]]:
+    if CORPUS is None:
+        pytest.skip("transcript corpus not found")
+    return {p.stem: load_transcript(p).messages for p in sorted(CORPUS.glob("*.json"))}
+
+
+@pytest.fixture(scope="module")
+def both(transcripts: dict[str, list[dict[str, Any]]], tmp_path_factory: pytest.TempPathFactory,
+         pg_dsn: str) -> tuple[SQLiteStore, PgStore]:
+    from hermes_core.testing.postgres import DSN_ENV
+
+    sqlite = SQLiteStore(tmp_path_factory.mktemp("lcm") / "lcm.db")
+    pg = PgStore(StorageConfig(backend="postgres", dsn_env=DSN_ENV, namespace="lcm-same-results"))
+    for name, messages in transcripts.items():
+        for start in range(0, len(messages), 40):  # turn-sized appends, as an engine makes them
+            sqlite.append(name, messages[start:start + 40])
+            pg.append(name, messages[start:start + 40])
+    return sqlite, pg
+
+
+def test_every_corpus_message_round_trips_byte_exact(both: tuple[SQLiteStore, PgStore],
+                                                     transcripts: dict[str, list[dict[str, Any]]]) -> None:
+    _, pg = both
+    count = 0
+    for name, messages in transcripts.items():
+        stored = pg.session_messages(name, limit=1 << 30)
+        assert [m.seq for m in stored] == list(range(len(messages)))
+        for original, row in zip(messages, stored, strict=True):
+            again = row.message()
+            assert again == original and json.dumps(again) == json.dumps(original)  # same keys, same order
+            count += 1
+    assert count > 1000
+
+
+class _Engine:
+    """What the tools need of an engine: a store and a session id."""
+
+    def __init__(self, store: Any, session_id: str) -> None:
+        self.store, self.session_id = store, session_id
+        self.settings = LCMSettings()
+
+
+def _comparable(result: dict[str, Any], store: Any) -> Any:
+    """Tool results with ids replaced by what they point at (ids differ between two stores)."""
+    out = []
+    for hit in result.get("results", []):
+        kind, num = hit["id"].split("_")
+        if kind == "msg":
+            m = store.get_messages([int(num)])[0]
+            out.append(("msg", m.session_id, m.seq, hit["snippet"]))
+        else:
+            out.append(("sum", hit["session_id"], hit["snippet"]))
+    return result.get("count"), out, result.get("next_cursor") is None
+
+
+@pytest.mark.parametrize("scope", ["all", "session"])
+def test_lcm_grep_gives_the_same_results_on_both(both: tuple[SQLiteStore, PgStore], scope: str,
+                                                 transcripts: dict[str, list[dict[str, Any]]]) -> None:
+    sqlite, pg = both
+    session = sorted(transcripts)[3]
+    hits = 0
+    for pattern in QUERIES:
+        for role in (None, "tool"):
+            args: dict[str, Any] = {"pattern": pattern, "scope": scope, "limit": 7}
+            if role:
+                args["role"] = role
+            for page in range(2):
+                a = json.loads(run_tool(_Engine(sqlite, session), "lcm_grep", args) or "{}")
+                b = json.loads(run_tool(_Engine(pg, session), "lcm_grep", args) or "{}")
+                assert ("error" in a) == ("error" in b), (pattern, a, b)
+                if "error" in a:
+                    break
+                assert _comparable(b, pg) == _comparable(a, sqlite), (pattern, role, page)
+                hits += a["count"]
+                if a["next_cursor"] is None:
+                    break
+                args["cursor"] = a["next_cursor"]
+    assert hits > 100
+
+
+def test_tokens_and_queries_follow_fts5() -> None:
+    assert tokens("Über-Prüfung of v1.2.3, snake_case; 日本語") == ["uber", "prufung", "of", "v1", "2", "3", "snake",
+                                                                   "case", "日本語"]
+    query, meta = translate('body : ("a b" "c"* NOT "d" OR "e") AND meta : sabc AND meta : rtool')
+    assert query == "(('a' <-> 'b') & 'c':* & !'d') | ('e')" and meta == ["sabc", "rtool"]
+    with pytest.raises(ValueError):
+        translate('body : ("a" AND OR "b")')
+
+
+def test_trigram_search_finds_text_a_word_index_cannot(storage: StorageConfig) -> None:
+    pg = PgStore(storage)
+    pg.append("s", [{"role": "user", "content": "我们明天讨论数据库迁移"},
+                    {"role": "user", "content": "getUserName()"}])
+    ids = pg.search_substring("数据库", None, 10)
+    assert [m.message()["content"] for m in pg.get_messages(ids)] == ["我们明天讨论数据库迁移"]
+    assert len(pg.search_substring("UserNam", "s", 10)) == 1
+    assert pg.search_substring("100%_", None, 10) == []  # LIKE wildcards in the text are literal
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.json"))[:4] if CORPUS else [], ids=lambda p: p.stem)
+def test_engine_conformance_on_postgres(path: Path, tmp_path: Path, storage: StorageConfig) -> None:
+    factory = engine_factory(LCMEngine, tmp_path, settings=LCMSettings(), config=HermesConfig(storage=storage))
+    problems = check_engine(factory, load_transcript(path).messages, 16_000)
+    assert not problems, "\n".join(problems)
+
+
+HOLDER = textwrap.dedent("""
+    import sys, time
+    from hermes_context_lcm.engine import LCMEngine
+    from hermes_context_lcm.settings import LCMSettings
+    from hermes_core.config.models import HermesConfig, StorageConfig
+    from hermes_core.plugin.context import PluginContext
+    storage = StorageConfig(backend="postgres", dsn_env=sys.argv[1], namespace=sys.argv[2])
+    ctx = PluginContext(home=__import__("pathlib").Path(sys.argv[3]), config=HermesConfig(storage=storage),
+                        settings=LCMSettings())
+    engine = LCMEngine(ctx)
+    engine.on_session_start("shared-session")
+    engine.compress([{"role": "user", "content": "hello from another host"}])
+    print(engine.session_id, flush=True)
+    sys.stdin.read()
+""")
+
+
+def _engine(tmp_path: Path, storage: StorageConfig) -> LCMEngine:
+    from hermes_core.plugin.context import PluginContext
+
+    return LCMEngine(PluginContext(home=tmp_path, config=HermesConfig(storage=storage), settings=LCMSettings()))
+
+
+def test_one_live_engine_per_session_across_hosts(tmp_path: Path, storage: StorageConfig) -> None:
+    from hermes_core.testing.postgres import DSN_ENV
+
+    other = subprocess.Popen([sys.executable, "-c", HOLDER, DSN_ENV, storage.namespace, str(tmp_path / "h1")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "shared-session"
+        here = _engine(tmp_path / "h2", storage)  # another host: its own home, so no shared lock files
+        here.on_session_start("shared-session")
+        here.compress([{"role": "user", "content": "hello from this host"}])
+        assert here.session_id == "shared-session#concurrent-2"
+        here.close()
+    finally:
+        other.kill()
+        other.wait(timeout=10)
+    # The holder died: its lock goes with its connection, as soon as the server sees the socket close.
+    deadline = time.monotonic() + 20
+    while True:
+        again = _engine(tmp_path / "h3", storage)
+        again.on_session_start("shared-session")
+        again.compress([{"role": "user", "content": "and again"}])
+        taken, name = again.session_id == "shared-session", again.session_id
+        again.close()
+        if taken or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert taken, name
+
+
+def test_structured_queries_scope_by_session_and_role(storage: StorageConfig) -> None:
+    """The structured query form (groups of must / must_not terms) with session and role scope."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Term:
+        text: str
+        prefix: bool = False
+
+    @dataclass(frozen=True)
+    class Group:
+        must: tuple[Term, ...]
+        must_not: tuple[Term, ...] = ()
+
+    @dataclass(frozen=True)
+    class Query:
+        groups: tuple[Group, ...]
+
+    pg = PgStore(storage)
+    a = pg.append("a", [{"role": "user", "content": "the migration failed"},
+                        {"role": "tool", "content": "migration failed: disk full"}])
+    b = pg.append("b", [{"role": "user", "content": "migration worked"}])
+    query = Query((Group((Term("migration"),), (Term("full"),)),))
+    assert pg.search_messages(query, 10) == [b[0], a[0]]
+    assert pg.search_messages(query, 10, session_id="a") == [a[0]]
+    assert pg.search_messages(Query((Group((Term("migr", prefix=True),)),)), 10, session_id="a", role="tool") == [a[1]]
+    assert pg.search_messages(Query((Group((Term("failed migration"),)), Group((Term("worked"),)))), 10) == [b[0]]
+
+
+def test_text_postgresql_cannot_hold_still_round_trips(storage: StorageConfig, tmp_path: Path) -> None:
+    """NUL bytes, lone surrogates, a word longer than a tsvector takes, a text larger than one."""
+    from hermes_context_lcm.dag import NewSummary
+
+    odd = [{"role": "tool", "tool_call_id": "c1", "content": "nul\x00byte"},
+           {"role": "user", "content": "lone \ud800 surrogate", "name": "x\ud83d"},
+           {"role": "tool", "content": "key " + "Q" * 5000 + " tail"},
+           {"role": "tool", "content": " ".join(f"w{i}" for i in range(300_000))},
+           {"role": "assistant", "content": None, "tool_calls": [{"id": "c2", "type": "function", "function": {
+               "name": "run", "arguments": "{\"cmd\": \"echo \\u0000\"}"}}]}]
+    pg = PgStore(storage)
+    ids = pg.append("odd", odd)
+    assert [m.message() for m in pg.get_messages(ids)] == odd
+    assert pg.search_messages('body : ("tail")', 5) == [ids[2]] and pg.search_messages('body : ("w299999")', 5) == []
+    assert pg.search_messages('body : ("surrogate")', 5) == [ids[1]]
+    sid = pg.add_summary(NewSummary(session_id="odd", depth=0, content="sum \x00 \udc80", hint="h", tokens=1,
+                                    source="deterministic", covers_kind="messages", covers=ids, first_message=ids[0],
+                                    last_message=ids[-1], message_count=len(ids)))
+    assert pg.get_summaries([sid])[0].content == "sum \x00 \udc80"
