@@ -75,7 +75,7 @@ def test_the_ordering_check_reports_a_turn_stored_twice(tmp_path: Path, server: 
                  for r in rows if r["metadata"]["hermes_turn"] == rows[10]["metadata"]["hermes_turn"]]
         status, _ = server.handle("POST", "/v3/workspaces/hermes/sessions/conformance-session/messages", {},
                                   {"messages": again})
-        assert status == 200
+        assert status == 201
         return stored_turns(server)
 
     [result] = run_checks(factory(tmp_path, server.url), ConformanceOptions(synced_turns=deliver_one_turn_again),

@@ -210,8 +210,8 @@ def test_a_payload_honcho_rejects_is_kept_aside_and_the_rest_flows(
     retry.on_session_end("reject", [])
     assert eventually(lambda: stored(server, "reject") == expected(range(1, 3)))
     status = retry.get_status()
-    assert status["outbox"]["rejected"] == 1 and "rejected" in status["summary"]
-    assert any("rejected" in r.getMessage() and r.levelno == logging.ERROR for r in caplog.records)
+    assert status["outbox"]["rejected"] == 1 and "refused by Honcho and set aside" in status["summary"]
+    assert any("refused" in r.getMessage() and r.levelno == logging.ERROR for r in caplog.records)
 
 
 def test_sdk_not_installed(make_provider: Any, server: FakeHonchoServer, stored: Any, eventually: Any,
