@@ -72,7 +72,7 @@ def _bad_id(loc: list[Any], value: Any) -> tuple[int, Any] | None:
 def _terms(text: str) -> set[str]:
     """Words as PostgreSQL's English full-text search sees them, roughly: no stop words, stems."""
     words = (w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP)
-    return {re.sub(r"(?:ing|ed|es|s)$", "", w) if len(w) > 4 else w for w in words}
+    return {re.sub(r"(?:ments?|ings?|ed|es|s)$", "", w) if len(w) > 4 else w for w in words}
 
 
 @dataclass
@@ -383,11 +383,19 @@ class FakeHonchoServer:
         return 200, {"content": self.chat_answer}
 
     def r_search(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
-        wanted = _terms(str(body.get("query", "")))
+        query = str(body.get("query", ""))
+        special = bool(re.search(r"[~`!@#$%^&*()_+=\[\]{};':\"\\|,.<>/?-]", query))
+        wanted = set() if special else _terms(query)  # as the real server: full text, or substring
         author = ids[0] if ids else None
-        hits = [m for m in self.store.messages if m["workspace_id"] == ws
-                and (author is None or m["peer_id"] == author)
-                and wanted and wanted <= _terms(m["content"])]
+        scored = []
+        for m in self.store.messages:
+            if m["workspace_id"] != ws or (author is not None and m["peer_id"] != author):
+                continue
+            rank = len(wanted & _terms(m["content"])) if wanted and wanted <= _terms(m["content"]) else 0
+            if rank or query.lower() in m["content"].lower():
+                scored.append((rank, m["created_at"], m))
+        scored.sort(key=lambda t: (t[0], t[1]), reverse=True)  # relevance, then newest
+        hits = [m for _, _, m in scored]
         return 200, hits[: int(body.get("limit") or 10)]
 
     def r_conclusions(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:

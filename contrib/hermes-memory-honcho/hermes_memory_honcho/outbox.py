@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NU
 """
 WAL_LIMIT = 1 << 20  # bytes the WAL file is truncated to after a checkpoint
 VACUUM_PAGES = 64  # free pages that trigger an incremental vacuum after deliveries
-CAUSES = ("payload", "server", "session")
+TRIM_TO = 0.95  # a full outbox drops its oldest turns down to this share of the cap
 
 
 def _open_private(path: Path) -> sqlite3.Connection:
@@ -196,8 +196,10 @@ class Outbox:
             return self._db.execute(sql, args).rowcount
 
     def enforce_cap(self, max_pending: int) -> tuple[int, int]:
-        """Drop the oldest waiting turns beyond ``max_pending`` (never conclusions, never an
-        entry that may be on the server already); returns (waiting before, dropped)."""
+        """Past ``max_pending`` waiting entries, drop the oldest waiting turns down to
+        ``TRIM_TO`` of it (in one transaction, so trimming is rare: not one delete per turn).
+        Never conclusions, never an entry that may be on the server already. Returns
+        (entries waiting before, turns dropped)."""
         with self._lock:
             count = self._db.execute("SELECT COUNT(*) FROM outbox WHERE rejected IS NULL").fetchone()[0]
             if count <= max_pending:
@@ -206,7 +208,7 @@ class Outbox:
             try:
                 cur = self._db.execute(
                     "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE rejected IS NULL AND kind = 'turn' "
-                    "AND maybe_sent = 0 ORDER BY id LIMIT ?)", (count - max_pending,))
+                    "AND maybe_sent = 0 ORDER BY id LIMIT ?)", (count - int(max_pending * TRIM_TO),))
                 dropped = cur.rowcount
                 self._db.execute("INSERT INTO counters VALUES ('dropped', ?) ON CONFLICT(name) DO UPDATE SET "
                                  "value = value + excluded.value", (dropped,))

@@ -69,7 +69,7 @@ class HonchoMemoryProvider(MemoryProvider):
         self.recall = RecallCache(self._fetch_recall)
         self.dialectic = RecallCache(self._fetch_dialectic, name="honcho-dialectic")
         self.dialectic_error = ""
-        self._depth_warned = False
+        self._depth_warned = self._drop_warned = False
         self.outbox: Outbox | None = None
         self.courier: Courier | None = None
         self.closed = False
@@ -168,22 +168,23 @@ class HonchoMemoryProvider(MemoryProvider):
         return key
 
     def _bound(self, outbox: Outbox) -> None:
-        """Keep at most ``outbox_max_pending`` turns waiting; warn once when turns queue up
-        faster than Honcho takes them (half the cap) and when the oldest are dropped."""
+        """Keep at most ``outbox_max_pending`` writes waiting. Warn once when turns queue up
+        faster than Honcho takes them (half the cap) and once when the oldest are dropped;
+        both re-arm when the queue has drained below a quarter of the cap."""
         cap = self.settings.outbox_max_pending
         depth, dropped = outbox.enforce_cap(cap)
-        if dropped:
-            log.warning("Honcho outbox %s is full (%d writes waiting): dropped the %d oldest queued turn(s); "
-                        "raise plugins.honcho.outbox_max_pending or fix the connection (%s)", outbox.path, cap,
-                        dropped, self.health.reason or self.health.state)
-            return
-        if depth >= cap // 2 and not self._depth_warned:
+        if dropped and not self._drop_warned:
+            self._drop_warned = True
+            log.warning("Honcho outbox %s is full (%d writes waiting): dropping the oldest queued turns (%d so "
+                        "far); raise plugins.honcho.outbox_max_pending or fix the connection (%s)", outbox.path,
+                        cap, dropped, self.health.reason or self.health.state)
+        elif depth >= cap // 2 and not self._depth_warned:
             self._depth_warned = True
             log.warning("Honcho outbox %s: %d writes waiting, turns are queued faster than Honcho takes them "
                         "(%s); past %d the oldest turns are dropped", outbox.path, depth,
                         self.health.reason or self.health.state, cap)
         elif depth < cap // 4:
-            self._depth_warned = False
+            self._depth_warned = self._drop_warned = False
 
     def _clean(self, text: str) -> str:
         """What may leave the machine: secrets redacted (``redact_secrets``), no NUL bytes
@@ -363,6 +364,37 @@ class HonchoMemoryProvider(MemoryProvider):
             return {"error": f"Honcho refused the conclusion ({reason}); it is kept aside, not saved "
                              "(re-send it with `hermes-core memory outbox retry`)", "status": "refused"}
         return {"result": "queued", "note": f"Honcho is {self.health.state}; it will be delivered when reachable"}
+
+    # -- set-aside writes (hermes-core memory outbox) -----------------------------------
+
+    def manage_outbox(self, action: str, ids: list[int] | None = None, cause: str | None = None) -> dict[str, Any]:
+        """``list`` the writes Honcho refused (set aside, with cause and reason), ``retry``
+        them (back in the queue, then one bounded delivery attempt) or ``drop`` them.
+
+        ``ids`` and ``cause`` narrow ``retry``/``drop``; neither means all. Never prints
+        message text: only ids, sizes and the server's reason.
+        """
+        if action not in ("list", "retry", "drop"):
+            raise ValueError(f"unknown outbox action {action!r}: use list, retry or drop")
+        path = self.settings.outbox_file(self.ctx.home)
+        if self.outbox is None and not path.exists():
+            return {"path": str(path), "set_aside": [], "changed": 0, "counts": {}}
+        box = self.outbox or Outbox(path)
+        try:
+            changed = 0
+            if action == "retry":
+                changed = box.retry(ids, cause)
+                if changed and self._start() is not None and self.courier is not None:
+                    self.courier.flush(self.settings.flush_wait)
+            elif action == "drop":
+                changed = box.drop(ids, cause)
+            aside = [{"id": a.id, "kind": a.kind, "session": a.session, "chars": a.chars, "cause": a.cause,
+                      "reason": a.reason, "queued_at": datetime.fromtimestamp(a.created, UTC).isoformat()}
+                     for a in box.set_aside()]
+            return {"path": str(path), "set_aside": aside, "changed": changed, "counts": box.counts()}
+        finally:
+            if box is not self.outbox:
+                box.close()
 
     # -- status -------------------------------------------------------------------------
 
