@@ -1,0 +1,61 @@
+"""Recall within our own budget: a long summary is clipped, not dropped; a slow or failing
+dialectic answer never costs the context fetched beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hermes_memory_honcho.fake_server import FakeHonchoServer, Fault
+
+
+def test_a_long_summary_is_clipped_to_our_budget_not_dropped(make_provider: Any, server: FakeHonchoServer) -> None:
+    """The server keeps a summary in /context only if it fits 40 % of ``tokens``; a
+    3,000-char summary (~750 tokens) would vanish at the default budget."""
+    server.summaries["long"] = "We agreed to move billing to Postgres. " * 80
+    server.representations["user"] = "Ana, a backend engineer."
+    provider = make_provider()  # context_chars 4000
+    provider.initialize("long")
+    text = provider.prefetch("where were we?")
+    assert "## Session summary\nWe agreed to move billing to Postgres." in text
+    assert "Ana, a backend engineer." in text and len(text) <= 4000
+    assert not any(path.endswith("/context") and "sessions" in path for _, path in server.requests), \
+        "recall fetched session messages it throws away"
+
+
+@pytest.mark.parametrize("backend", ["fake", "real"], indirect=True)
+def test_recall_without_a_summary_is_empty_and_ok(make_provider: Any, backend: Any, eventually: Any) -> None:
+    """No summary exists until the deriver made one; recall says nothing rather than inventing."""
+    provider = make_provider()
+    provider.initialize("fresh")
+    provider.sync_turn("hello", "hi")
+    provider.on_session_end("fresh", [])
+    assert provider.prefetch("hello") == ""
+    assert eventually(lambda: provider.get_status()["state"] == "ok")
+
+
+def test_a_slow_dialectic_keeps_the_context_and_the_health(make_provider: Any, server: FakeHonchoServer,
+                                                           eventually: Any) -> None:
+    server.summaries["slow"] = "Decided to ship on Monday."
+    server.faults.append(Fault(delay=1.5, path="/chat"))  # slower than ``timeout``, within dialectic_timeout
+    provider = make_provider(dialectic=True, timeout=0.5, dialectic_timeout=5.0)
+    provider.initialize("slow")
+    first = provider.prefetch("when do we ship?")
+    assert "ship on Monday" in first and "Honcho's answer" not in first
+    assert eventually(lambda: server.chat_answer in provider.prefetch("when do we ship?"), 5)
+    assert "ship on Monday" in provider.prefetch("x")
+    status = provider.get_status()
+    assert status["state"] == "ok" and status["dialectic_error"] == ""
+
+
+def test_a_failing_dialectic_is_reported_not_held_against_honcho(make_provider: Any, server: FakeHonchoServer,
+                                                                 eventually: Any) -> None:
+    server.summaries["fails"] = "Decided to ship on Monday."
+    server.faults.append(Fault(status=500, path="/chat"))  # as the real server without an LLM
+    provider = make_provider(dialectic=True)
+    provider.initialize("fails")
+    assert "ship on Monday" in provider.prefetch("when do we ship?")
+    assert eventually(lambda: "HTTP 500" in provider.get_status()["dialectic_error"], 5)
+    provider.queue_prefetch("and then?")
+    assert eventually(lambda: provider.recall.fetched_at is not None and provider.get_status()["state"] == "ok")
+    assert "ship on Monday" in provider.prefetch("and then?")
