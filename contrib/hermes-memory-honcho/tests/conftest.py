@@ -31,7 +31,9 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def server_scripts() -> Path:
-    return Path(os.environ.get("HONCHO_SERVER_DIR") or REPO.parent / "shared" / "honcho-server")
+    if os.environ.get("HONCHO_SERVER_DIR"):
+        return Path(os.environ["HONCHO_SERVER_DIR"])
+    return Path(os.environ.get("HERMES_SHARED") or REPO.parent / "shared") / "honcho-server"
 
 
 class RealHoncho:

@@ -42,22 +42,28 @@ def test_stop_and_restart_mid_session_delivers_every_turn_once_in_order(
     status = provider.get_status()
     assert status["error_kind"] == "unreachable" and status["outbox"]["pending"] >= 1
     assert "queued" in status["summary"]
+    assert status["connection"] == "unreachable" and status["summary"].startswith("honcho: unreachable")
     started = time.perf_counter()
     provider.prefetch("still answering?")  # serves the cache, does not wait for a dead server
     assert time.perf_counter() - started < 0.5
+    provider.shutdown()  # the agent exits during the outage too: its turns wait on disk
 
+    again = make_provider()
+    again.initialize("outage")
+    sync(again, range(20, 25))
     backend.start()
-    sync(provider, range(20, 30))
+    sync(again, range(25, 30))
     assert eventually(lambda: len(stored(backend, "outage")) >= 60)
-    provider.on_session_end("outage", [])
+    again.on_session_end("outage", [])
     assert stored(backend, "outage") == expected(range(30))
-    assert provider.get_status()["state"] == "ok" and provider.get_status()["outbox"]["pending"] == 0
+    assert again.get_status()["state"] == "ok" and again.get_status()["outbox"]["pending"] == 0
     degraded = [r for r in caplog.records if "degraded" in r.getMessage()]
     recovered = [r for r in caplog.records if "reachable again" in r.getMessage()]
-    assert len(degraded) == 1 and degraded[0].levelno == logging.WARNING and len(recovered) == 1
+    assert all(r.levelno == logging.WARNING for r in degraded)
+    # one line per provider that saw the outage (the second may connect only after it), not one per request
+    assert 1 <= len(degraded) <= 2 and len(recovered) == len(degraded) - 1
 
 
-@BOTH
 def test_turns_queued_before_a_restart_of_the_agent_are_delivered_once(
     make_provider: Any, backend: Any, stored: Any, tmp_path: Path
 ) -> None:

@@ -28,7 +28,7 @@ def refuse_conclusions(backend: Any) -> None:
 @BOTH
 def test_conclude_never_says_saved_when_honcho_refused(make_provider: Any, backend: Any) -> None:
     refuse_conclusions(backend)
-    provider = make_provider()
+    provider = make_provider(timeout=5.0)  # the tool waits up to ``timeout`` for Honcho's verdict
     provider.initialize("conclude")
     answer = json.loads(provider.handle_tool_call("honcho_conclude", {"conclusion": "Prefers tea to coffee"}))
     assert "result" not in answer and answer["status"] == "refused"
