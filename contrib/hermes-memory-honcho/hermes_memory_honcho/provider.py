@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hermes_core import MemoryProvider
-from hermes_core.plugin_context import PluginContext
+from hermes_core.plugin.context import PluginContext
 from hermes_memory_honcho.courier import STALL_GIVE_UP, Courier
 from hermes_memory_honcho.health import Health
 from hermes_memory_honcho.link import PART_KEY, TURN_KEY, HonchoLink, Recall, classify
@@ -190,7 +190,7 @@ class HonchoMemoryProvider(MemoryProvider):
         """What may leave the machine: secrets redacted (``redact_secrets``), no NUL bytes
         (PostgreSQL text cannot hold them; the server drops them silently)."""
         if self.settings.redact_secrets:
-            from hermes_core.redact import redact
+            from hermes_core.text.redact import redact
 
             text = redact(text)
         return text.replace("\x00", "")
@@ -212,7 +212,7 @@ class HonchoMemoryProvider(MemoryProvider):
         return {"user_peer": s.user_peer, "assistant_peer": s.assistant_peer, "messages": messages}
 
     def sync_turn(self, user_content: str, assistant_content: str) -> None:
-        from hermes_core.fencing import sanitize_context
+        from hermes_core.memory.fencing import sanitize_context
 
         s = self.settings
         key = uuid.uuid4().hex

@@ -29,6 +29,7 @@ class RecallCache:
         self._next: str | None = None
         self._thread: threading.Thread | None = None
         self._done = threading.Event()
+        self._progress = threading.Event()  # set after every fetch
         self.latest: Any = None
         self.fetched_at: float | None = None
         self.closed = False
@@ -44,8 +45,15 @@ class RecallCache:
                 self._thread.start()
 
     def wait(self, timeout: float) -> bool:
-        """Wait for the fetch in flight (if any) for at most ``timeout`` seconds."""
-        return self._done.wait(timeout) if timeout > 0 else self._done.is_set()
+        """Wait at most ``timeout`` seconds for a first result, or for the queue to run dry."""
+        deadline = time.monotonic() + timeout
+        while self.latest is None and not self._done.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self._progress.wait(min(remaining, 0.05))
+            self._progress.clear()
+        return True
 
     def _run(self) -> None:
         while True:
@@ -58,6 +66,7 @@ class RecallCache:
             result = self._fetch(query)
             if result is not None:
                 self.latest, self.fetched_at = result, time.time()
+            self._progress.set()
 
     def close(self, timeout: float, give_up: Callable[[], bool] = lambda: False) -> None:
         """No new fetches; wait (bounded, and not for a request nobody answers: ``give_up``)

@@ -35,7 +35,15 @@ class FreshAfterServerError(httpx.BaseTransport):
         with self._lock:
             self._in_flight[token] = time.monotonic()
         try:
-            response = pool.handle_request(request)
+            try:
+                response = pool.handle_request(request)
+            except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
+                # sent on a pool retired meanwhile: it may have met the connection that answered
+                # the 500, which the server resets before reading the request; once, on a fresh pool
+                if pool is self._pool:
+                    raise
+                pool = self._pool
+                response = pool.handle_request(request)
         finally:
             with self._lock:
                 self._in_flight.pop(token, None)
@@ -44,9 +52,9 @@ class FreshAfterServerError(httpx.BaseTransport):
             return response
         try:
             raw = b"".join(response.iter_raw())  # raw: the new response decodes it the same way
+            self._renew(pool)  # before the connection goes back to the old pool's idle list
         finally:
             response.close()
-        self._renew(pool)
         return httpx.Response(response.status_code, headers=response.headers, content=raw, request=request,
                               extensions={k: v for k, v in response.extensions.items() if k != "network_stream"})
 

@@ -25,7 +25,7 @@ import pytest
 from hermes_memory_honcho import HonchoMemoryProvider, HonchoSettings
 from hermes_memory_honcho.fake_server import FakeHonchoServer
 
-from hermes_core.plugin_context import PluginContext
+from hermes_core.plugin.context import PluginContext
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -14,7 +14,7 @@ def test_a_long_summary_is_clipped_to_our_budget_not_dropped(make_provider: Any,
     3,000-char summary (~750 tokens) would vanish at the default budget."""
     server.summaries["long"] = "We agreed to move billing to Postgres. " * 80
     server.representations["user"] = "Ana, a backend engineer."
-    provider = make_provider()  # context_chars 4000
+    provider = make_provider(first_turn_wait=5.0)  # context_chars 4000
     provider.initialize("long")
     text = provider.prefetch("where were we?")
     assert "## Session summary\nWe agreed to move billing to Postgres." in text
@@ -38,11 +38,11 @@ def test_a_slow_dialectic_keeps_the_context_and_the_health(make_provider: Any, s
                                                            eventually: Any) -> None:
     server.summaries["slow"] = "Decided to ship on Monday."
     server.faults.append(Fault(delay=1.5, path="/chat"))  # slower than ``timeout``, within dialectic_timeout
-    provider = make_provider(dialectic=True, timeout=0.5)  # dialectic_timeout: 30 s by default
+    provider = make_provider(dialectic=True, timeout=0.5, first_turn_wait=3.0)  # dialectic_timeout: 30 s
     provider.initialize("slow")
     first = provider.prefetch("when do we ship?")
-    assert "ship on Monday" in first and "Honcho's answer" not in first
-    assert eventually(lambda: server.chat_answer in provider.prefetch("when do we ship?"), 5)
+    assert "ship on Monday" in first and "Honcho's answer" not in first  # the context does not wait for it
+    assert eventually(lambda: server.chat_answer in provider.prefetch("when do we ship?"), 15)
     assert "ship on Monday" in provider.prefetch("x")
     status = provider.get_status()
     assert status["state"] == "ok" and status["dialectic_error"] == ""
@@ -54,9 +54,9 @@ def test_a_failing_dialectic_is_reported_not_held_against_honcho(make_provider: 
     server.faults.append(Fault(status=500, path="/chat"))  # as the real server without an LLM
     provider = make_provider(dialectic=True)
     provider.initialize("fails")
-    assert "ship on Monday" in provider.prefetch("when do we ship?")
+    assert eventually(lambda: "ship on Monday" in provider.prefetch("when do we ship?"))
     server.summaries["fails"] = "Now we ship on Tuesday."
     provider.queue_prefetch("and then?")
-    assert eventually(lambda: "Tuesday" in provider.prefetch("and then?"), 5)  # fetched beside the failing chat
-    assert eventually(lambda: "HTTP 500" in provider.get_status().get("dialectic_error", ""), 5)
+    assert eventually(lambda: "Tuesday" in provider.prefetch("and then?"), 15)  # fetched beside the failing chat
+    assert eventually(lambda: "HTTP 500" in provider.get_status().get("dialectic_error", ""), 15)
     assert provider.get_status()["state"] == "ok"

@@ -1,0 +1,80 @@
+"""Reading config.yaml as a plain mapping, without pydantic.
+
+Kept apart from :mod:`hermes_core.config.models` so fast paths (``hermes-core plugins``) can
+read ``plugins.disabled`` and the selected names without paying for model validation.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+BUILTIN_PROVIDER = "builtin"
+
+
+class ConfigError(Exception):
+    """config.yaml (or a plugin's section of it) is unreadable or invalid."""
+
+
+def load_raw_config(path: Path) -> dict[str, Any]:
+    """The YAML mapping in ``path`` ({} if missing); ConfigError if unreadable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    import yaml  # only when there is a file to parse: keeps `hermes-core plugins` quick
+
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}{where}: not valid YAML: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top level, got {type(data).__name__}")
+    return data
+
+
+def env_flag(name: str) -> bool:
+    """An on/off environment switch: 1, true, yes or on (any case) mean on."""
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def env_disabled_plugins() -> set[str]:
+    """``HERMES_DISABLE_PLUGINS``: comma-separated names blocked before import."""
+    return {p.strip() for p in os.environ.get("HERMES_DISABLE_PLUGINS", "").split(",") if p.strip()}
+
+
+def raw_selection(raw: dict[str, Any]) -> tuple[str, list[str], set[str]]:
+    """``(engine, external providers, disabled)`` read leniently from a raw mapping."""
+    ctx, mem, plugins = section(raw, "context"), section(raw, "memory"), section(raw, "plugins")
+    engine = str(ctx.get("engine") or "compressor")
+    providers = split_names(mem.get("provider"))
+    disabled = {str(x) for x in (plugins.get("disabled") or []) if isinstance(x, str)}
+    return engine, providers, disabled | env_disabled_plugins()
+
+
+def section(raw: dict[str, Any], key: str) -> dict[str, Any]:
+    """``raw[key]`` if it is a mapping, else {} (the typed loader reports the error)."""
+    value = raw.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def split_names(value: Any) -> list[str]:
+    """A provider setting as a list: ``"honcho"``, ``"a,b"`` or ``[a, b]``."""
+    if not value:
+        return []
+    items = value if isinstance(value, list) else str(value).split(",")
+    return [str(x).strip() for x in items if str(x).strip()]
+
+
+def provider_names(memory_on: bool, externals: list[str]) -> list[str]:
+    """The providers to activate, in order: the built-in one (when memory is on), then
+    the external ones; the host refuses all but the first external."""
+    return ([BUILTIN_PROVIDER] if memory_on else []) + [n for n in externals if n != BUILTIN_PROVIDER]

@@ -1,0 +1,483 @@
+"""The session runtime: the turn flow of seed section 5, built on a :class:`PluginHost`.
+
+A :class:`Session` owns one conversation. The agent drives it::
+
+    with Session.open() as session:
+        request = session.start_turn("fix the failing test")
+        while True:
+            reply = call_model(request.payload(model="..."))          # your client
+            calls = session.add_response(reply.message, reply.usage)
+            if not calls:
+                break
+            for call in calls:
+                if session.is_host_tool(call["function"]["name"]):
+                    session.run_tool(call)       # memory, engine and provider tools
+                else:
+                    session.add_tool_result(call["id"], my_tools(call))  # the agent's own
+            request = session.request()
+
+The persisted history (:attr:`Session.messages`) never holds recalled memory or nudges:
+those are added to a copy of the current user message in each request only. The system
+prompt is built once and rebuilt only after a compaction, so the provider's prefix cache
+holds for the whole session. Every public method leaves the history API-valid.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from hermes_core.memory.fencing import build_memory_context_block
+from hermes_core.records import CompactionReport, PromptContext
+from hermes_core.session.prompt import build_system_prompt
+from hermes_core.text.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
+from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
+
+if TYPE_CHECKING:
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.host import PluginHost
+
+log = logging.getLogger("hermes_core.session")
+
+Message = dict[str, Any]
+CompactionTrigger = Literal["preflight", "post-response", "manual"]
+
+#: How many preflight compactions may run before one call (each must make progress).
+MAX_PREFLIGHT_PASSES = 3
+INTERRUPTED_TOOL_RESULT = json.dumps({"error": "Tool call interrupted before it returned a result"})
+
+
+class SessionError(RuntimeError):
+    """The caller broke the turn protocol (e.g. a request while tool calls are open)."""
+
+
+@dataclass
+class Request:
+    """Exactly what to send to the model for one call."""
+
+    messages: list[Message]
+    tools: list[dict[str, Any]]
+    estimated_tokens: int
+    compacted: bool = False  # a compaction ran for this request (the system prompt was rebuilt)
+
+    def payload(self, model: str = "", **extra: Any) -> dict[str, Any]:
+        """An OpenAI chat-completions body."""
+        body: dict[str, Any] = {"model": model, "messages": self.messages, **extra}
+        if self.tools:
+            body["tools"] = self.tools
+        return body
+
+
+@dataclass
+class Compaction:
+    """One compaction the session ran: when, why, and the engine's figures."""
+
+    turn: int
+    trigger: CompactionTrigger
+    report: CompactionReport
+
+
+@dataclass
+class SessionEvents:
+    """What happened, for replay timelines and logs."""
+
+    compactions: list[Compaction] = field(default_factory=list)
+    memory_writes: list[dict[str, Any]] = field(default_factory=list)
+    system_prompt_builds: list[tuple[int, str]] = field(default_factory=list)  # (turn, reason)
+    repairs: list[str] = field(default_factory=list)
+
+
+class Session:
+    """One conversation driven through the host's engine and memory providers."""
+
+    def __init__(
+        self,
+        host: PluginHost,
+        *,
+        session_id: str | None = None,
+        cwd: Path | None = None,
+        platform: str | None = None,
+        instructions: str = "",
+        close_host: bool = True,
+    ) -> None:
+        """Start the session: engine and providers learn its id, the prompt is built.
+
+        ``instructions`` is the agent's own fixed text, appended to the system prompt.
+        ``close_host`` makes :meth:`close` drain and shut the host down too.
+        """
+        self.host = host
+        self.id = session_id or uuid.uuid4().hex
+        self.cwd = cwd or Path.cwd()
+        self.platform = platform or host.config.prompt.platform
+        self.instructions = instructions
+        self.close_host = close_host
+        self.messages: list[Message] = []
+        self.turn = 0
+        self.events = SessionEvents()
+        self.closed = False
+        self._turn_user_text = ""
+        self._turn_user: Message | None = None
+        self._recall = ""
+        self._nudge = ""
+        self._compress_due = 0  # real prompt tokens that made a compaction due; 0: none due
+        self._last_request_tokens = 0
+        self._seen_call_ids: set[str] = set()
+        self.system_prompt = ""
+        self.tools: list[dict[str, Any]] = []
+        self._tool_tokens = 0
+        self._token_cache: dict[int, tuple[Message, int]] = {}
+        self._compacted = False  # since the (re)start: the prompt then carries the compaction note
+        self._begin(reason="start")
+
+    @classmethod
+    def open(cls, config: HermesConfig | None = None, *, home: Path | None = None, **kwargs: Any) -> Session:
+        """Build a host from config (``$HERMES_HOME/config.yaml`` by default) and start a session."""
+        from hermes_core.plugin.host import build_host
+
+        return cls(build_host(config, home=home), **kwargs)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the turn -------------------------------------------------------------------------
+
+    def start_turn(self, content: str | list[Any]) -> Request:
+        """A user message arrives: notify providers, recall memory, return the first request.
+
+        A turn left open (tool calls unanswered, e.g. after Ctrl-C) is closed first; a user
+        message right after another one is merged into it so roles keep alternating.
+        """
+        self._check_open()
+        self._close_open_calls()
+        self.turn += 1
+        text = text_of(content)
+        if self.messages and self.messages[-1].get("role") == "user":
+            merged = _join_content(self.messages[-1].get("content"), content)
+            self.messages[-1] = {**self.messages[-1], "content": merged}
+            text = text_of(merged)
+        else:
+            self.messages.append({"role": "user", "content": content})
+        self._turn_user = self.messages[-1]  # the real user message every compaction must keep
+        self._turn_user_text = text
+        self.host.memory.on_turn_start(self.turn, text)
+        self._recall = self.host.memory.prefetch_all(text)
+        self._nudge = self.host.memory.nudge(self.turn) or ""
+        return self.request()
+
+    def request(self) -> Request:
+        """The next request: runs a due compaction, then assembles the exact messages."""
+        self._check_open()
+        open_calls = self.open_tool_calls()
+        if open_calls:
+            raise SessionError(f"tool calls {open_calls} have no result yet; answer them before the next request")
+        changed = False
+        if self._compress_due:
+            due, self._compress_due = self._compress_due, 0
+            changed = self._compact("post-response", current_tokens=due) is not None
+        for _ in range(MAX_PREFLIGHT_PASSES):
+            view = self._assemble(fence=False)
+            if not self.host.should_compress_preflight(view):
+                break
+            # the engine judges the request about to be sent, tool schemas included, not the last one
+            if self._compact("preflight", current_tokens=self._estimate(view) + self._tool_tokens) is None:
+                break
+            changed = True
+        messages = self._assemble(fence=True)
+        tokens = self._estimate(messages) + self._tool_tokens
+        self._last_request_tokens = tokens
+        return Request(messages, self.tools, tokens, compacted=changed)
+
+    def add_response(self, message: Message | str, usage: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Record the model's reply and usage; returns the tool calls to answer (maybe none).
+
+        The returned calls are the recorded ones, in the reply's order: a missing id or one
+        this conversation already used is replaced, so answer them by the returned ids.
+        Missing usage falls back to the last request's token estimate. A reply without tool
+        calls ends the turn: providers sync it and prefetch for the next one.
+        """
+        self._check_open()
+        if not self.awaiting_response():
+            raise SessionError("no request is outstanding: start a turn or answer the tool calls first")
+        reply = self._normalize_reply(message)
+        self.messages.append(reply)
+        usage = dict(usage or {})
+        self.host.update_from_response(usage)
+        prompt_tokens = int(usage.get("prompt_tokens") or 0) or self._last_request_tokens
+        calls = list(reply.get("tool_calls") or ())
+        if calls and self.host.should_compress(prompt_tokens):
+            self._compress_due = prompt_tokens  # the real count that made it due
+        if not calls:
+            self._finish_turn(text_of(reply.get("content")))
+        return calls
+
+    def add_tool_result(self, call_id: str, content: str) -> None:
+        """Answer one open tool call with the agent's own tool output."""
+        self._check_open()
+        if call_id not in self.open_tool_calls():
+            raise SessionError(f"no open tool call with id {call_id!r}")
+        self.messages.append({"role": "tool", "tool_call_id": call_id, "content": str(content)})
+
+    def run_tool(self, call: dict[str, Any]) -> str:
+        """Run an open tool call through the host (memory, engine or provider tools).
+
+        An unknown tool or bad arguments give a JSON error result; the call is answered
+        either way, so the history stays valid.
+        """
+        call_id = str(call.get("id"))
+        if call_id not in self.open_tool_calls():  # checked first: a tool must not run for nothing
+            raise SessionError(f"no open tool call with id {call_id!r}")
+        fn = call.get("function") or {}
+        result = self.call_tool(str(fn.get("name") or ""), fn.get("arguments"))
+        self.add_tool_result(call_id, result)
+        return result
+
+    def is_host_tool(self, name: str) -> bool:
+        """Whether hermes-core runs this tool (memory, engine, provider) rather than the agent."""
+        return any(tool["function"]["name"] == name for tool in self.tools)
+
+    def call_tool(self, name: str, arguments: str | dict[str, Any] | None) -> str:
+        """Run a host tool outside the history (``hermes-core tools call``); a JSON string."""
+        try:
+            args = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else arguments or {}
+        except json.JSONDecodeError as exc:
+            return json.dumps({"error": f"Invalid JSON arguments for tool '{name}': {exc.msg}"})
+        if not isinstance(args, dict):
+            return json.dumps({"error": f"Arguments for tool '{name}' must be a JSON object"})
+        result = self.host.handle_tool_call(name, args)
+        if name == "memory":
+            self._note_memory_write(args, result)
+        return result
+
+    def awaiting_response(self) -> bool:
+        """True when the model is due to speak: the history ends with a user or tool message."""
+        return bool(self.messages) and self.messages[-1].get("role") in ("user", "tool") \
+            and not self.open_tool_calls()
+
+    def open_tool_calls(self) -> list[str]:
+        """Ids of the last assistant message's tool calls that have no result yet."""
+        answered: set[str] = set()
+        for msg in reversed(self.messages):
+            role = msg.get("role")
+            if role == "tool":
+                answered.add(str(msg.get("tool_call_id")))
+            elif role == "assistant":
+                return [cid for cid in tool_call_ids(msg) if cid not in answered]
+            else:
+                return []
+        return []
+
+    # -- other moments ---------------------------------------------------------------------
+
+    def compact(self, focus_topic: str | None = None) -> CompactionReport | None:
+        """Manual ``/compact [focus]``: force a compaction now; None if nothing changed."""
+        self._check_open()
+        self._close_open_calls()
+        done = self._compact("manual", force=True, focus_topic=focus_topic)
+        return done.report if done else None
+
+    def on_delegation(self, task: str, result: str) -> None:
+        """A subagent finished ``task``: report it to the memory providers."""
+        self._check_open()
+        self.host.memory.on_delegation(task, result)
+
+    def reset(self, session_id: str | None = None) -> None:
+        """``/new``: end this conversation for the providers and start a fresh one."""
+        self._check_open()
+        self._close_open_calls()
+        self._end_for_providers()
+        self.host.on_session_reset()
+        self.id = session_id or uuid.uuid4().hex
+        self.messages, self.turn, self._compress_due, self._compacted = [], 0, 0, False
+        self._seen_call_ids.clear()
+        self._begin(reason="reset")
+
+    def close(self) -> None:
+        """End the session: providers and engine see the final messages; pending work drains."""
+        if self.closed:
+            return
+        self.closed = True
+        self._close_open_calls()
+        self._end_for_providers()
+        self.host.on_session_end(self.id, list(self.messages))
+        if self.close_host:
+            self.host.close()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _begin(self, reason: str) -> None:
+        self.host.on_session_start(self.id)
+        self.host.memory.initialize_all(self.id)
+        self._rebuild_prompt(reason)
+
+    def _end_for_providers(self) -> None:
+        """Queue the end after each provider's pending turns, without waiting for them."""
+        self.host.memory.on_session_end(self.id, list(self.messages))
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise SessionError(f"session {self.id} is closed")
+
+    def _rebuild_prompt(self, reason: str) -> None:
+        """(Re)build the system prompt and the tool list; only at start, reset and compaction."""
+        self.system_prompt = build_prompt_text(self.host, self._prompt_context(), self.instructions)
+        self.tools = [{"type": "function", "function": schema} for schema in self.host.tool_schemas()]
+        self._tool_tokens = len(json.dumps(self.tools)) // 4 if self.tools else 0
+        self.host.set_request_overhead(self._tool_tokens)
+        self.events.system_prompt_builds.append((self.turn, reason))
+
+    def _prompt_context(self) -> PromptContext:
+        return PromptContext(
+            home=self.host.home, cwd=self.cwd, platform=self.platform, model=self.host.config.model.name,
+            config=self.host.config, memory_blocks=tuple(self.host.memory.system_prompt_blocks()),
+            compacted=self._compacted,
+        )
+
+    def _assemble(self, *, fence: bool) -> list[Message]:
+        """System prompt + history; with ``fence``, recall and nudge on the current user message."""
+        history = self.messages
+        system = self.system_prompt
+        while history and history[0].get("role") == "system":  # an engine may return one
+            system = f"{system}\n\n{text_of(history[0].get('content'))}".strip()
+            history = history[1:]
+        out: list[Message] = [{"role": "system", "content": system}, *history] if system else list(history)
+        extra = "\n\n".join(part for part in (fence_memory(self._recall), self._nudge) if part)
+        index = last_user_index(out) if fence and extra else None
+        if index is not None:
+            out[index] = {**out[index], "content": _join_content(out[index].get("content"), extra)}
+        return out
+
+    def _estimate(self, messages: list[Message]) -> int:
+        """Token estimate with a per-message cache: history messages are never edited in place."""
+        cache = self._token_cache
+        if len(cache) > 2 * len(messages) + 64:  # drop entries of messages no longer sent
+            cache.clear()
+        total = 0
+        for msg in messages:
+            hit = cache.get(id(msg))
+            if hit is None or hit[0] is not msg:
+                hit = cache[id(msg)] = (msg, estimate_message_tokens(msg))
+            total += hit[1]
+        return total
+
+    def _compact(
+        self,
+        trigger: CompactionTrigger,
+        *,
+        force: bool = False,
+        focus_topic: str | None = None,
+        current_tokens: int | None = None,
+    ) -> Compaction | None:
+        before = self.messages
+        self.host.last_compaction = None
+        result = self.host.compress(
+            before, current_tokens=current_tokens, focus_topic=focus_topic, force=force,
+            session_id=self.id, keep=self._turn_user,
+        )
+        if result is before or result == before:
+            return None
+        problems = api_problems(result)
+        if problems:
+            repaired = sanitize_tool_pairs(result)
+            if api_problems(repaired):
+                self.events.repairs.append(f"turn {self.turn}: engine returned an invalid list; kept the old one")
+                log.warning("context engine returned an invalid message list (%s); compaction ignored", problems[0])
+                return None
+            self.events.repairs.append(f"turn {self.turn}: repaired tool pairs after compaction ({problems[0]})")
+            result = repaired
+        self.messages = list(result)
+        report = self.host.last_compaction or CompactionReport(
+            engine=self.host.engine.name, session_id=self.id, tokens_before=estimate_messages_tokens(before),
+            tokens_after=estimate_messages_tokens(result), messages_before=len(before), messages_after=len(result),
+        )
+        done = Compaction(self.turn, trigger, report)
+        self.events.compactions.append(done)
+        self._compacted = True
+        self._rebuild_prompt("compaction")
+        return done
+
+    def _finish_turn(self, assistant_text: str) -> None:
+        self.host.memory.sync_all(self._turn_user_text, assistant_text)
+        self.host.memory.queue_prefetch_all(self._turn_user_text)
+
+    def _close_open_calls(self) -> None:
+        """Answer calls left open by an interrupted turn so the history stays API-valid."""
+        for cid in self.open_tool_calls():
+            self.messages.append({"role": "tool", "tool_call_id": cid, "content": INTERRUPTED_TOOL_RESULT})
+
+    def _normalize_reply(self, message: Message | str) -> Message:
+        """An assistant message the API accepts: ids present and unique, arguments as JSON text."""
+        if isinstance(message, str):
+            message = {"role": "assistant", "content": message}
+        if not isinstance(message, dict):
+            raise SessionError(f"a model reply must be a message object, got {type(message).__name__}")
+        if message.get("role", "assistant") != "assistant":
+            raise SessionError(f"a model reply must have role 'assistant', got {message.get('role')!r}")
+        reply: Message = {**message, "role": "assistant"}
+        calls = []
+        for call in reply.get("tool_calls") or ():
+            if not isinstance(call, dict):
+                continue
+            raw_fn = call.get("function")
+            fn: dict[str, Any] = raw_fn if isinstance(raw_fn, dict) else {}
+            args = fn.get("arguments")
+            cid = str(call.get("id") or "")
+            if not cid or cid in self._seen_call_ids:
+                cid = f"call_{uuid.uuid4().hex[:12]}"
+            self._seen_call_ids.add(cid)
+            calls.append({
+                **call, "id": cid, "type": "function",
+                "function": {**fn, "name": str(fn.get("name") or ""),
+                             "arguments": args if isinstance(args, str) else json.dumps(args or {})},
+            })
+        if calls:
+            reply["tool_calls"] = calls
+        else:
+            reply.pop("tool_calls", None)
+            if reply.get("content") is None:
+                reply["content"] = ""
+        return reply
+
+    def _note_memory_write(self, args: dict[str, Any], result: str) -> None:
+        try:
+            data = json.loads(result)
+        except (TypeError, ValueError):
+            return
+        if not (isinstance(data, dict) and data.get("success") is True):
+            return
+        batch = args.get("operations")
+        for op in batch if isinstance(batch, list) else [args]:
+            if isinstance(op, dict) and op.get("action") in ("add", "replace", "remove"):
+                self.events.memory_writes.append(
+                    {"turn": self.turn, "action": op["action"], "target": args.get("target") or "memory"}
+                )
+
+
+def build_prompt_text(host: PluginHost, ctx: PromptContext, instructions: str = "") -> str:
+    """The system prompt text: the prompt builder's result plus the agent's instructions."""
+    text = build_system_prompt(host, ctx).text
+    return "\n\n".join(part for part in (text, instructions.strip()) if part)
+
+
+def fence_memory(recalled: str) -> str:
+    """Recalled memory wrapped in ``<memory-context>``; ``""`` when nothing was recalled."""
+    return build_memory_context_block(recalled) if recalled and recalled.strip() else ""
+
+
+def _join_content(content: Any, extra: Any) -> Any:
+    """Append ``extra`` (text or parts) to a message content, keeping multimodal parts."""
+    if isinstance(content, list) or isinstance(extra, list):
+        return _parts(content) + _parts(extra)
+    return "\n\n".join(part for part in (text_of(content), text_of(extra)) if part)
+
+
+def _parts(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return list(value)
+    return [{"type": "text", "text": value}] if value else []
