@@ -149,7 +149,8 @@ class Outbox:
         self._many("DELETE FROM outbox WHERE id = ?", ids)
         with self._lock:
             if self._db.execute("PRAGMA freelist_count").fetchone()[0] >= VACUUM_PAGES:
-                self._db.execute("PRAGMA incremental_vacuum").fetchall()  # one page per step: run them all
+                # executescript steps it to the end; execute() would free a single page
+                self._db.executescript("PRAGMA incremental_vacuum;")
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def reject(self, entry_id: int, reason: str, cause: str = "payload") -> None:

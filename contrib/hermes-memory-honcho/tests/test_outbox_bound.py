@@ -66,10 +66,13 @@ def test_a_10000_turn_outage_keeps_the_outbox_bounded(
 
 def test_delivered_entries_are_compacted_away(make_provider: Any, server: FakeHonchoServer, eventually: Any,
                                               outbox_dir: Path) -> None:
+    server.stop()  # a backlog of ~6 MB builds up, then drains
     provider = make_provider(outbox_path=str(outbox_dir / "outbox.sqlite3"))
     provider.initialize("compact")
     for i in range(1500):
         provider.sync_turn(f"question {i} " + "q" * 2000, f"answer {i} " + "a" * 2000)
+    assert provider.get_status()["outbox"]["bytes"] > 6 * 2**20
+    server.start()
     assert eventually(lambda: provider.get_status()["outbox"]["pending"] == 0, 60)
     provider.sync_turn("one more", "turn")
     provider.on_session_end("compact", [])
