@@ -184,6 +184,8 @@ class Courier:
             failure = classify(exc)
             if not failure.maybe_sent and not started:  # part on the server: the retry checks what landed
                 self.outbox.mark_not_sent(ids)
+            if failure.reject or failure.kind == "not_found":
+                self.health.note(failure)
             if failure.kind == "not_found":
                 self.link.forget_session(batch[0].session)
                 if not failure.maybe_sent:

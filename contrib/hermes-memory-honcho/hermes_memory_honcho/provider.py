@@ -474,4 +474,6 @@ def status_line(status: dict[str, Any]) -> str:
         line += f"; {rejected} write(s) refused by Honcho and set aside ({causes}; hermes-core memory outbox list)"
     if box.get("dropped"):
         line += f"; {box['dropped']} queued turn(s) dropped when the outbox was full"
+    if status.get("last_error") and not status.get("reason") and (queued or rejected):
+        line += f"; last error: {status['last_error']}"
     return line

@@ -68,6 +68,7 @@ def test_refusals_are_set_aside_by_cause_without_user_text(
     assert "at most 25000 characters" in payload_reason
     status = provider.get_status()
     assert "1 payload" in status["summary"] and "1 server" in status["summary"]
+    assert "last error: rejected: HTTP 422" in status["summary"]
     shown = json.dumps([status, listing]) + "\n".join(r.getMessage() for r in caplog.records)
     assert MARKER not in shown, "user text leaked into a log line, the status or the listing"
 
