@@ -464,7 +464,7 @@ def status_line(status: dict[str, Any]) -> str:
         state = "unreachable"
     line = f"honcho: {state}"
     if status.get("reason"):
-        line += f" ({status['reason']})"
+        line += f" ({status['reason'].removeprefix('unreachable: ') if state == 'unreachable' else status['reason']})"
     box = status.get("outbox", {})
     queued, rejected = box.get("pending", 0), box.get("rejected", 0)
     if queued:
