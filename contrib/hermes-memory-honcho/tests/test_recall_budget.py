@@ -60,3 +60,18 @@ def test_a_failing_dialectic_is_reported_not_held_against_honcho(make_provider: 
     assert eventually(lambda: "Tuesday" in provider.prefetch("and then?"), 15)  # fetched beside the failing chat
     assert eventually(lambda: "HTTP 500" in provider.get_status().get("dialectic_error", ""), 15)
     assert provider.get_status()["state"] == "ok"
+
+
+@pytest.mark.parametrize("backend", ["real"], indirect=True)
+def test_real_dialectic_takes_seconds_and_costs_nothing(make_provider: Any, backend: Any, eventually: Any) -> None:
+    """Without an LLM the real server answers chat with a 500 after ~8 s: long past ``timeout``.
+    The context (fetched beside it) is served meanwhile and the provider stays ok."""
+    provider = make_provider(dialectic=True, timeout=1.0, first_turn_wait=5.0)
+    provider.initialize("dialectic")
+    provider.sync_turn("We ship on Monday.", "Noted.")
+    provider.on_session_end("dialectic", [])
+    provider.queue_prefetch("when do we ship?")  # context and dialectic, each on its own thread
+    assert eventually(lambda: provider.link.stalled_for() > 2.0, 10)  # the chat is still waiting, past timeout
+    status = provider.get_status()
+    assert status["state"] == "ok" and provider.recall.fetched_at is not None
+    assert provider.prefetch("again") == "" and provider.get_status()["state"] == "ok"  # no summary yet: empty
