@@ -113,3 +113,11 @@ def test_set_aside_entries_are_resent_or_dropped_from_the_cli(
     dropped = cli(home, "drop", str(payload[0]["id"]))
     assert dropped.returncode == 0 and "1 entry dropped" in dropped.stdout
     assert Outbox(home / "honcho" / "outbox.sqlite3").counts()["rejected"] == 0
+
+
+def test_the_outbox_command_says_when_no_provider_keeps_one(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text("memory: {memory_enabled: true}\n")
+    result = cli(home, "list")
+    assert result.returncode == 1 and "keeps no outbox" in result.stderr
