@@ -9,7 +9,7 @@ Build one with :func:`build_host`. The parts it composes, each in its own module
 * :mod:`~hermes_core.plugin.selection` is the one policy for the engine and providers;
 * :mod:`~hermes_core.plugin.bridge` turns the engine and each provider into pluggy plugins;
 * :class:`~hermes_core.memory.manager.MemoryManager` drives the providers through the hook
-  relay; :mod:`~hermes_core.engine.base.runtime` runs and judges ``compress``.
+  relay; :mod:`~hermes_core.engine.runtime` runs and judges ``compress``.
 
 Core code never calls a hook implementation itself: every call goes through ``pm.hook``.
 """
@@ -23,12 +23,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, cast
 
-from hermes_core.config.models.migrations import apply_config_migrations
+from hermes_core.config.migrations import apply_config_migrations
 from hermes_core.config.models import ConfigError, HermesConfig, validate_section, with_overrides
 from hermes_core.config.paths import hermes_home
 from hermes_core.config.raw import BUILTIN_PROVIDER, env_flag
 from hermes_core.engine.base import ContextEngine
-from hermes_core.engine.base.runtime import run_compress
+from hermes_core.engine.runtime import run_compress
 from hermes_core.engine.summarizer import Summarizer
 from hermes_core.guard import Bounds, Guard
 from hermes_core.memory.base import MemoryProvider

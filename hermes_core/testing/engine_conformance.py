@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.engine.base.runtime import as_result, keeps_user_ask
+from hermes_core.engine.runtime import as_result, keeps_user_ask
 from hermes_core.text.messages import api_problems, text_of
 from hermes_core.text.tokens import estimate_messages_tokens
 
