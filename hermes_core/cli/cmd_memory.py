@@ -37,7 +37,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     for edit in (add, replace, remove):
         edit.add_argument("--target", choices=TARGETS, default="memory", help="which store (default: memory)")
         edit.add_argument("--json", action="store_true", help="print the tool's JSON result")
+    _register_outbox(actions)
     p.set_defaults(run=run, memory_parser=p)
+
+
+def _register_outbox(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``memory outbox list|retry|drop``: writes the external provider could not deliver and set
+    aside (a provider offers this through ``manage_outbox(action, ids, cause)``)."""
+    box = actions.add_parser("outbox", help="list, re-send or drop writes the external provider set aside")
+    box.add_argument("outbox_action", choices=("list", "retry", "drop"), help="what to do")
+    box.add_argument("ids", nargs="*", type=int, help="entry ids (default: all set-aside entries)")
+    box.add_argument("--cause", help="only entries set aside for this cause (e.g. payload, server, session)")
+    box.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def _call(host: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -54,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     host = host_from_args(args)
     try:
+        if action == "outbox":
+            return _outbox(host, args)
         if not host.memory.has_tool("memory"):
             raise CommandError("the built-in memory is off (memory.memory_enabled and memory.user_profile_enabled)")
         if action == "show":
@@ -84,6 +97,27 @@ def _show(host: Any, args: argparse.Namespace) -> int:
                 print()
             _print_store(target, result)
     return 0 if all(r.get("success") is True for r in results.values()) else 1
+
+
+def _outbox(host: Any, args: argparse.Namespace) -> int:
+    provider = host.memory.external
+    manage = getattr(provider, "manage_outbox", None)
+    if manage is None:
+        name = provider.name if provider is not None else "none"
+        raise CommandError(f"the external memory provider ({name}) keeps no outbox (memory.provider)")
+    result = manage(args.outbox_action, args.ids or None, args.cause)
+    if args.json:
+        emit_json(result)
+        return 0
+    verb = {"retry": "put back in the queue", "drop": "dropped"}.get(args.outbox_action)
+    if verb:
+        print(f"{result['changed']} entr{'y' if result['changed'] == 1 else 'ies'} {verb}")
+    aside = result.get("set_aside") or []
+    print(f"{result['path']}: {result.get('counts', {}).get('pending', 0)} queued, {len(aside)} set aside")
+    for entry in aside:
+        print(f"  {entry['id']:>6}  {entry['kind']:<10} {entry['session']}  {entry['chars']} chars  "
+              f"{entry['cause']}: {entry['reason']}")
+    return 0
 
 
 def _enabled(host: Any, target: str) -> bool:

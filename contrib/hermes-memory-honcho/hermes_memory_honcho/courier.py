@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -18,6 +19,7 @@ log = logging.getLogger("hermes_memory_honcho")
 IDLE_POLL = 5.0  # seconds; picks up entries other processes appended
 MAX_BATCH_MESSAGES = 100  # the server's limit per add_messages call
 SETTLE_FACTOR = 2.0  # after a timeout, wait this many timeouts before checking what landed
+STALL_GIVE_UP = 1.0  # seconds a request may go unanswered before a flush stops waiting for it
 
 
 class Courier:
@@ -41,6 +43,8 @@ class Courier:
         self.delivered = 0
 
     def start(self) -> None:
+        with contextlib.suppress(Exception):  # refusals caused by the server's setup get one more try per start
+            self.outbox.retry(cause="server")
         self._thread.start()
 
     @property
@@ -54,7 +58,8 @@ class Courier:
         """Immediate attempts (backoff or not) until the outbox is empty, one fails, or ``timeout``.
 
         Returns True when the outbox was emptied; False when an attempt failed (Honcho
-        is down: no point waiting longer) or time ran out.
+        is down: no point waiting longer), a request went unanswered for
+        ``STALL_GIVE_UP`` seconds (a server that accepts and never answers), or time ran out.
         """
         deadline = time.monotonic() + timeout
         with self._passes:
@@ -65,9 +70,9 @@ class Courier:
                 self.wake()
                 while self._pass_count < target:
                     remaining = deadline - time.monotonic()
-                    if remaining <= 0:
+                    if remaining <= 0 or self.link.stalled_for() > STALL_GIVE_UP:
                         return False
-                    self._passes.wait(remaining)
+                    self._passes.wait(min(remaining, 0.05))
                 if not self.outbox.pending(1):
                     return True
                 if not self._last_pass_ok:
@@ -78,8 +83,11 @@ class Courier:
         """Last delivery attempt, bounded by ``timeout``; undelivered entries stay queued."""
         self._stopping = True
         self._wake.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
+        deadline = time.monotonic() + timeout
+        while self._thread.is_alive() and time.monotonic() < deadline:
+            if self.link.stalled_for() > STALL_GIVE_UP:
+                return  # a request nobody answers: it stays queued (maybe_sent) for the next start
+            self._thread.join(min(0.05, max(0.0, deadline - time.monotonic())))
 
     # -- the loop -----------------------------------------------------------------------
 
@@ -176,13 +184,22 @@ class Courier:
             failure = classify(exc)
             if not failure.maybe_sent and not started:  # part on the server: the retry checks what landed
                 self.outbox.mark_not_sent(ids)
+            if failure.reject or failure.kind == "not_found":
+                self.health.note(failure)
             if failure.kind == "not_found":
                 self.link.forget_session(batch[0].session)
+                if not failure.maybe_sent:
+                    # Honcho answers 404 for good to a session deleted on the server: set its
+                    # writes aside so the other sessions' writes behind them go on
+                    count = self.outbox.reject_session(batch[0].session, f"HTTP 404: {failure.message}")
+                    log.error("Honcho has no session %s (deleted on the server?); %d write(s) of it set aside "
+                              "in %s (hermes-core memory outbox list)", batch[0].session, count, self.outbox.path)
+                    return None
             if failure.reject:
                 if len(batch) == 1:
-                    log.error("Honcho rejected outbox entry %s (%s); kept aside in %s",
-                              batch[0].key, failure.message, self.outbox.path)
-                    self.outbox.reject(batch[0].id, failure.message)
+                    log.error("Honcho refused outbox entry %s (%s); set aside in %s (hermes-core memory outbox "
+                              "list)", batch[0].key, failure.message, self.outbox.path)
+                    self.outbox.reject(batch[0].id, failure.message, failure.cause or "payload")
                     return None
                 self._single_until = batch[-1].id
                 return None

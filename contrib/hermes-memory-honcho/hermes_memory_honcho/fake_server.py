@@ -6,6 +6,15 @@ payloads its own pydantic models accept, keeps its data across ``stop()``/``star
 on purpose: answer with a status, hang, return malformed JSON, or commit a write and
 then fail the response (the case that makes retries ambiguous).
 
+Where it matters it behaves like the real server (plastic-labs/honcho 3.0.12+, checked
+against it): creates answer 201; ids must match ``^[a-zA-Z0-9_-]+$`` and message content
+is at most 25,000 characters, else 422 with a pydantic error list that echoes the input;
+adding messages creates the session, a deleted session answers 404 for good; ``/context``
+keeps a summary only if it fits 40 % of its ``tokens``; there is no summary until one is
+set in ``summaries`` (the real deriver needs an LLM); search matches words, not
+substrings, across sessions; the next request on a connection that got a 500 is reset;
+an empty list pages as ``pages: 0``; ids are 21-character nanoids, timestamps end in ``Z``.
+
     server = FakeHonchoServer().start()
     Honcho(base_url=server.url, workspace_id="w").peer("alice")
     server.stop()
@@ -15,10 +24,11 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import socket
+import struct
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,7 +39,40 @@ __all__ = ["FakeHonchoServer", "Fault"]
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat()
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+MAX_CONTENT = 25_000
+SUMMARY_SHARE = 0.4  # of /context's tokens the summary may take
+_NANO = "_-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_STOP = frozenset("a an and are as at be but by for from has have i in is it its me my of on or so that the "
+                  "this to was we were what when with you your".split())
+
+
+def _nanoid() -> str:
+    return "".join(secrets.choice(_NANO) for _ in range(21))
+
+
+def _invalid(loc: list[Any], kind: str, msg: str, value: Any, **ctx: Any) -> tuple[int, Any]:
+    """A pydantic-style 422, echoing the input back as the real server does."""
+    item = {"type": kind, "loc": loc, "msg": msg, "input": value}
+    if ctx:
+        item["ctx"] = ctx
+    return 422, {"detail": [item]}
+
+
+def _bad_id(loc: list[Any], value: Any) -> tuple[int, Any] | None:
+    if isinstance(value, str) and ID_PATTERN.fullmatch(value) and len(value) <= 512:
+        return None
+    return _invalid(loc, "string_pattern_mismatch", "String should match pattern '^[a-zA-Z0-9_-]+$'", value,
+                    pattern="^[a-zA-Z0-9_-]+$")
+
+
+def _terms(text: str) -> set[str]:
+    """Words as PostgreSQL's English full-text search sees them, roughly: no stop words, stems."""
+    words = (w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP)
+    return {re.sub(r"(?:ments?|ings?|ed|es|s)$", "", w) if len(w) > 4 else w for w in words}
 
 
 @dataclass
@@ -62,11 +105,13 @@ class _Store:
     messages: list[dict[str, Any]] = field(default_factory=list)
     conclusions: list[dict[str, Any]] = field(default_factory=list)
     cards: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
+    deleted_sessions: set[tuple[str, str]] = field(default_factory=set)
 
 
 class FakeHonchoServer:
     """The fake. Read ``messages``/``conclusions``/``requests``; set ``faults``, ``api_key``,
-    ``summaries``, ``representations``, ``chat_answer``."""
+    ``summaries``, ``representations``, ``chat_answer``, ``conclusions_need_llm`` (answer
+    conclusions as a server without an LLM key does: 422 "OpenAI API key is required")."""
 
     def __init__(self, port: int = 0, api_key: str | None = None) -> None:
         self.port = port
@@ -77,6 +122,8 @@ class FakeHonchoServer:
         self.summaries: dict[str, str] = {}
         self.representations: dict[str, str] = {}
         self.chat_answer: str | None = "The user prefers concise answers."
+        self.conclusions_need_llm = False
+        self.resets = 0  # requests reset because the connection had answered a 500
         self.lock = threading.RLock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -160,7 +207,11 @@ class FakeHonchoServer:
             return 404, {"detail": "Not Found"}
         with self.lock:
             if len(parts) == 2 and method == "POST":
-                return 200, self._workspace(body["id"])
+                bad = _bad_id(["body", "id"], body.get("id"))
+                if bad:
+                    return bad
+                created = body["id"] not in self.store.workspaces
+                return (201 if created else 200), self._workspace(body["id"])
             ws = parts[2]
             if ws not in self.store.workspaces:
                 return 404, {"detail": f"Workspace {ws} not found"}
@@ -187,14 +238,38 @@ class FakeHonchoServer:
                                                           "created_at": _now()})
 
     def r_peer(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
-        return 200, self._peer_row(ws, body["id"])
+        bad = _bad_id(["body", "id"], body.get("id"))
+        if bad:
+            return bad
+        created = (ws, body["id"]) not in self.store.peers
+        return (201 if created else 200), self._peer_row(ws, body["id"])
 
     def r_session(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        bad = _bad_id(["body", "id"], body.get("id"))
+        if bad:
+            return bad
+        if (ws, body["id"]) in self.store.deleted_sessions:
+            return 404, {"detail": f"Session {body['id']} not found in workspace {ws}"}
+        created = (ws, body["id"]) not in self.store.sessions
         row = self._session_row(ws, body["id"])
         for peer, cfg in (body.get("peers") or {}).items():
             self._peer_row(ws, peer)
             self.store.session_peers.setdefault((ws, body["id"]), {})[peer] = cfg or {}
-        return 200, row
+        return (201 if created else 200), row
+
+    def delete_session(self, ws: str, sid: str) -> None:
+        """Delete a session as the real server does: from now on it answers 404 for good."""
+        with self.lock:
+            self.store.sessions.pop((ws, sid), None)
+            self.store.deleted_sessions.add((ws, sid))
+            self.store.messages = [m for m in self.store.messages
+                                   if (m["workspace_id"], m["session_id"]) != (ws, sid)]
+
+    def r_delete_session(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        if (ws, ids[0]) not in self.store.sessions:
+            return 404, {"detail": f"Session {ids[0]} not found in workspace {ws}"}
+        self.delete_session(ws, ids[0])
+        return 202, {"message": "Session deleted successfully"}
 
     def r_session_peers(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         if (ws, ids[0]) not in self.store.sessions:
@@ -206,26 +281,37 @@ class FakeHonchoServer:
 
     def r_add_messages(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         sid = ids[0]
-        if (ws, sid) not in self.store.sessions:
-            return 404, {"detail": "Session not found"}
+        if (ws, sid) in self.store.deleted_sessions:
+            return 404, {"detail": f"Session {sid} not found in workspace {ws}"}
         batch = body.get("messages")
         if not isinstance(batch, list) or not 1 <= len(batch) <= 100:
-            return 422, {"detail": "messages must hold 1 to 100 items"}
+            return _invalid(["body", "messages"], "too_long", "List should have at most 100 items", batch)
         rows = []
-        for msg in batch:
-            if not isinstance(msg.get("content"), str) or not msg.get("peer_id"):
-                return 422, {"detail": "each message needs content and peer_id"}
+        for i, msg in enumerate(batch):
+            if not isinstance(msg.get("content"), str):
+                return _invalid(["body", "messages", i, "content"], "missing", "Field required", msg)
+            if len(msg["content"]) > MAX_CONTENT:
+                return _invalid(["body", "messages", i, "content"], "string_too_long",
+                                f"String should have at most {MAX_CONTENT} characters", msg["content"],
+                                max_length=MAX_CONTENT)
+            bad = _bad_id(["body", "messages", i, "peer_id"], msg.get("peer_id"))
+            if bad:
+                return bad
             rows.append({
-                "id": uuid.uuid4().hex, "content": msg["content"], "peer_id": msg["peer_id"], "session_id": sid,
+                "id": _nanoid(), "content": msg["content"].replace("\x00", ""), "peer_id": msg["peer_id"],
+                "session_id": sid,
                 "workspace_id": ws, "metadata": msg.get("metadata") or {},
                 "created_at": msg.get("created_at") or _now(), "token_count": len(msg["content"]) // 4,
             })
+        self._session_row(ws, sid)  # adding messages creates the session
         for row in rows:
             self._peer_row(ws, row["peer_id"])
         self.store.messages.extend(rows)
-        return 200, rows
+        return 201, rows
 
     def r_list_messages(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        if (ws, ids[0]) in self.store.deleted_sessions:
+            return 404, {"detail": f"Session {ids[0]} not found in workspace {ws}"}
         rows = [m for m in self.store.messages if m["workspace_id"] == ws and m["session_id"] == ids[0]]
         wanted = ((body.get("filters") or {}).get("metadata") or {}).items()
         rows = [m for m in rows if all(m["metadata"].get(k) == v for k, v in wanted)]
@@ -233,21 +319,40 @@ class FakeHonchoServer:
 
     def r_session_context(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         sid = ids[0]
+        if (ws, sid) in self.store.deleted_sessions:
+            return 404, {"detail": f"Session {sid} not found in workspace {ws}"}
         rows = [m for m in self.store.messages if m["workspace_id"] == ws and m["session_id"] == sid]
-        text = self.summaries.get(sid)
-        summary = None
-        if text is None and rows:
-            text = f"{len(rows)} messages so far; latest: {rows[-1]['content'][:80]}"
-        if text:
-            summary = {"content": text, "message_id": rows[-1]["id"] if rows else "0", "summary_type": "short",
-                       "created_at": _now(), "token_count": len(text) // 4}
+        tokens = int(q.get("tokens") or 100_000)
+        summary = self._summary(sid, rows)
+        if summary is not None and (q.get("summary") == "false" or summary["token_count"] > SUMMARY_SHARE * tokens):
+            summary = None
+        room, recent = tokens - (summary["token_count"] if summary else 0), []
+        for row in reversed(rows):  # the newest messages that fit the rest of the budget
+            if row["token_count"] > room:
+                break
+            recent.insert(0, row)
+            room -= row["token_count"]
         target = q.get("peer_target")
         observer = q.get("peer_perspective") or target
         return 200, {
-            "id": sid, "messages": rows[-20:], "summary": summary,
+            "id": sid, "messages": recent, "summary": summary,
             "peer_representation": self._representation(ws, observer, target) if target else None,
             "peer_card": self._card(ws, observer or "", target or "") if target else None,
         }
+
+    def _summary(self, sid: str, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """Only what a test set in ``summaries``: the real deriver needs an LLM and 20+ messages."""
+        text = self.summaries.get(sid)
+        if not text:
+            return None
+        return {"content": text, "message_id": rows[-1]["id"] if rows else _nanoid(), "summary_type": "short",
+                "created_at": _now(), "token_count": len(text) // 4}
+
+    def r_summaries(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        if (ws, ids[0]) in self.store.deleted_sessions or (ws, ids[0]) not in self.store.sessions:
+            return 404, {"detail": f"Session {ids[0]} not found in workspace {ws}"}
+        rows = [m for m in self.store.messages if m["workspace_id"] == ws and m["session_id"] == ids[0]]
+        return 200, {"id": ids[0], "short_summary": self._summary(ids[0], rows), "long_summary": None}
 
     def _representation(self, ws: str, observer: str | None, target: str | None) -> str:
         if target in self.representations:
@@ -278,19 +383,32 @@ class FakeHonchoServer:
         return 200, {"content": self.chat_answer}
 
     def r_search(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
-        words = [w for w in re.findall(r"\w+", str(body.get("query", "")).lower()) if len(w) > 2]
+        query = str(body.get("query", ""))
+        special = bool(re.search(r"[~`!@#$%^&*()_+=\[\]{};':\"\\|,.<>/?-]", query))
+        wanted = set() if special else _terms(query)  # as the real server: full text, or substring
         author = ids[0] if ids else None
-        hits = [m for m in self.store.messages if m["workspace_id"] == ws
-                and (author is None or m["peer_id"] == author)
-                and any(w in m["content"].lower() for w in words)]
+        scored = []
+        for m in self.store.messages:
+            if m["workspace_id"] != ws or (author is not None and m["peer_id"] != author):
+                continue
+            rank = len(wanted & _terms(m["content"])) if wanted and wanted <= _terms(m["content"]) else 0
+            if rank or query.lower() in m["content"].lower():
+                scored.append((rank, m["created_at"], m))
+        scored.sort(key=lambda t: (t[0], t[1]), reverse=True)  # relevance, then newest
+        hits = [m for _, _, m in scored]
         return 200, hits[: int(body.get("limit") or 10)]
 
     def r_conclusions(self, ws: str, ids: list[str], q: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         rows = []
         for item in body.get("conclusions") or []:
             if not item.get("content"):
-                return 422, {"detail": "content is required"}
-            rows.append({"id": uuid.uuid4().hex, "content": item["content"], "observer_id": item["observer_id"],
+                return _invalid(["body", "conclusions", 0, "content"], "missing", "Field required", item)
+            for peer in (item.get("observer_id"), item.get("observed_id")):
+                if (ws, peer) not in self.store.peers:
+                    return 404, {"detail": f"Peer {peer} not found in workspace {ws}"}
+            if self.conclusions_need_llm:
+                return 422, {"detail": "OpenAI API key is required"}
+            rows.append({"id": _nanoid(), "content": item["content"], "observer_id": item["observer_id"],
                          "observed_id": item["observed_id"], "session_id": item.get("session_id"),
                          "level": "explicit", "created_at": _now()})
         self.store.conclusions.extend(rows)
@@ -303,7 +421,8 @@ class FakeHonchoServer:
         return 200, _page(rows, q)
 
 
-_VERBS = {"messages", "list", "context", "card", "chat", "search", "peers", "representation", "config"}
+_VERBS = {"messages", "list", "context", "card", "chat", "search", "peers", "representation", "config",
+          "summaries"}
 _ROUTES = {
     ("POST", "peers"): FakeHonchoServer.r_peer,
     ("POST", "sessions"): FakeHonchoServer.r_session,
@@ -311,6 +430,8 @@ _ROUTES = {
     ("POST", "sessions/{}/messages"): FakeHonchoServer.r_add_messages,
     ("POST", "sessions/{}/messages/list"): FakeHonchoServer.r_list_messages,
     ("GET", "sessions/{}/context"): FakeHonchoServer.r_session_context,
+    ("GET", "sessions/{}/summaries"): FakeHonchoServer.r_summaries,
+    ("DELETE", "sessions/{}"): FakeHonchoServer.r_delete_session,
     ("GET", "peers/{}/context"): FakeHonchoServer.r_peer_context,
     ("GET", "peers/{}/card"): FakeHonchoServer.r_get_card,
     ("PUT", "peers/{}/card"): FakeHonchoServer.r_set_card,
@@ -327,7 +448,7 @@ def _page(rows: list[dict[str, Any]], q: dict[str, str]) -> dict[str, Any]:
     if q.get("reverse") == "true":
         rows = rows[::-1]
     items = rows[(page - 1) * size: page * size]
-    return {"items": items, "page": page, "size": size, "total": len(rows), "pages": max(1, -(-len(rows) // size))}
+    return {"items": items, "page": page, "size": size, "total": len(rows), "pages": -(-len(rows) // size)}
 
 
 class _Server(ThreadingHTTPServer):
@@ -364,6 +485,14 @@ class _Handler(BaseHTTPRequestHandler):
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if getattr(self, "_answered_500", False):
+            # the real server resets the next request on a keep-alive connection that answered a 500
+            with self.fake.lock:
+                self.fake.resets += 1
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+            return None
         self.fake.requests.append((method, url.path))
         fault = self.fake.take_fault(method, url.path)
         if fault and fault.delay:
@@ -390,6 +519,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, payload: Any) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self._answered_500 = status == 500
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

@@ -23,6 +23,7 @@ class Health:
         self.state = "starting"
         self.reason = ""
         self.failure: Failure | None = None
+        self.last_error = ""  # the latest failure, kept after recovery (doctor shows it)
         self.last_ok: float | None = None
         self.last_failure_at: float | None = None
         self.failures = 0
@@ -46,6 +47,7 @@ class Health:
         with self._lock:
             self.failures += 1
             self.failure, self.last_failure_at = failure, time.time()
+            self.last_error = failure.describe()
             if failure.kind == "sdk_missing":
                 return self._unavailable_locked(failure.message)
             if self.state in ("starting", "ok"):
@@ -57,6 +59,11 @@ class Health:
             delay: float = min(self._retry_max, self._retry_initial * slow * 2.0 ** min(self.failures - 1, 16))
             self._next_attempt = time.monotonic() + delay
             return delay
+
+    def note(self, failure: Failure) -> None:
+        """A refusal of one write: remembered as the last error, the connection is fine."""
+        with self._lock:
+            self.last_error = failure.describe()
 
     def unavailable(self, reason: str) -> None:
         with self._lock:
@@ -95,4 +102,5 @@ class Health:
                 "consecutive_failures": self.failures,
                 "last_ok": self.last_ok,
                 "last_failure": self.last_failure_at,
+                "last_error": self.last_error,
             }

@@ -8,6 +8,7 @@ it on background threads and turn exceptions into a :class:`Failure` with
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,20 +29,61 @@ class Failure:
     """What went wrong, in terms the outbox and the status line understand.
 
     ``maybe_sent``: the server may have stored the write (check before resending).
-    ``reject``: the server refused this very payload for good (400/413/422).
+    ``reject``: the server refused this write for good; it is set aside, not retried.
+    ``cause`` of a refusal: ``payload`` (this write is wrong: too long, bad id),
+    ``server`` (the server's own configuration, e.g. no LLM key for conclusions: the
+    same write succeeds once the server is fixed) or ``session`` (the session is gone,
+    deleted on the server). ``message`` never holds user text.
     """
 
     kind: str  # sdk_missing|auth|rejected|not_found|rate_limited|server|timeout|unreachable|malformed|other
     message: str
     maybe_sent: bool = False
     reject: bool = False
+    cause: str = ""
 
     def describe(self) -> str:
         return f"{self.kind}: {self.message}"
 
 
+DETAIL_CHARS = 200  # of a server's plain-text error detail; pydantic details are rebuilt without input
+# Plain-text 4xx details that name the server's setup, not the request (observed: "OpenAI API key is required").
+_SERVER_SIDE = re.compile(r"api[ _-]?key|configur|not enabled|disabled|no (?:llm|model|provider)|embedding",
+                          re.IGNORECASE)
+
+
+def error_detail(exc: BaseException) -> str:
+    """The server's error detail without the input it echoes back.
+
+    Honcho's 422 bodies are pydantic lists whose ``input`` holds the rejected value (up
+    to 25 KB of the user's message); only location, type and message are kept.
+    """
+    body = getattr(exc, "body", None)
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if detail is None:
+        detail = getattr(exc, "message", None)
+    if isinstance(detail, list):
+        parts = []
+        for item in detail[:5]:
+            if isinstance(item, dict):
+                loc = ".".join(str(x) for x in item.get("loc") or ())
+                parts.append(f"{loc}: {item.get('msg') or item.get('type') or 'invalid'}")
+        return "; ".join(parts) or "invalid request"
+    text = str(detail if detail is not None else (str(exc) or type(exc).__name__))
+    return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + " …"
+
+
+def refusal_cause(exc: BaseException) -> str:
+    """``payload`` or ``server`` for a 400/413/422 (see :class:`Failure`)."""
+    body = getattr(exc, "body", None)
+    detail = body.get("detail") if isinstance(body, dict) else getattr(exc, "message", None)
+    if isinstance(detail, list):  # request validation: the payload itself
+        return "payload"
+    return "server" if _SERVER_SIDE.search(str(detail or "")) else "payload"
+
+
 def classify(exc: BaseException) -> Failure:
-    """Map SDK, httpx and pydantic exceptions to a :class:`Failure`."""
+    """Map SDK, httpx and pydantic exceptions to a :class:`Failure` (no user text in it)."""
     if isinstance(exc, ImportError):
         return Failure("sdk_missing", f"honcho-ai is not installed ({exc}); pip install honcho-ai")
     try:
@@ -51,8 +93,11 @@ def classify(exc: BaseException) -> Failure:
         from honcho.http import exceptions as hx
     except ImportError as missing:  # pragma: no cover - the SDK vanished mid-run
         return Failure("sdk_missing", str(missing))
-    text = str(exc) or type(exc).__name__
     status = getattr(exc, "status", None)
+    if isinstance(exc, HonchoError) and status is not None:
+        text = error_detail(exc)
+    else:
+        text = (str(exc) or type(exc).__name__).splitlines()[0][:DETAIL_CHARS]
     if isinstance(exc, hx.AuthenticationError | hx.PermissionDeniedError):
         return Failure("auth", f"Honcho refused the credentials (HTTP {status}): {text}")
     if isinstance(exc, hx.NotFoundError):
@@ -62,7 +107,8 @@ def classify(exc: BaseException) -> Failure:
     if isinstance(exc, hx.ServerError):
         return Failure("server", f"HTTP {status}: {text}", maybe_sent=True)
     if isinstance(exc, hx.BadRequestError | hx.UnprocessableEntityError) or status == 413:
-        return Failure("rejected", f"HTTP {status}: {text}", reject=True)
+        cause = refusal_cause(exc)
+        return Failure("rejected", f"HTTP {status} ({cause}): {text}", reject=True, cause=cause)
     if isinstance(exc, hx.TimeoutError):
         return Failure("timeout", text, maybe_sent=True)
     if isinstance(exc, hx.ConnectionError):
@@ -73,7 +119,7 @@ def classify(exc: BaseException) -> Failure:
             return Failure("malformed", f"response is not JSON: {text}", maybe_sent=True)
         return Failure("unreachable", text, maybe_sent=True)
     if isinstance(exc, pydantic.ValidationError | json.JSONDecodeError | KeyError | TypeError):
-        return Failure("malformed", f"unexpected response: {text.splitlines()[0]}", maybe_sent=True)
+        return Failure("malformed", f"unexpected response: {type(exc).__name__}", maybe_sent=True)
     if isinstance(exc, HonchoError):
         return Failure("other", f"HTTP {status}: {text}", maybe_sent=True)
     return Failure("other", f"{type(exc).__name__}: {text}", maybe_sent=True)
@@ -97,6 +143,7 @@ class HonchoLink:
         self._lock = threading.Lock()
         self._client: Honcho | None = None
         self._http: Any = None
+        self.transport: Any = None
         self._peers: dict[str, Peer] = {}
         self._sessions: dict[str, Session] = {}
 
@@ -106,8 +153,11 @@ class HonchoLink:
                 import httpx
                 from honcho import Honcho
 
+                from hermes_memory_honcho.transport import FreshAfterServerError
+
                 s = self.settings
-                self._http = httpx.Client(base_url=s.url, timeout=s.timeout)
+                self.transport = FreshAfterServerError()
+                self._http = httpx.Client(base_url=s.url, timeout=s.timeout, transport=self.transport)
                 self._client = Honcho(base_url=s.url, api_key=s.api_key, workspace_id=s.workspace,
                                       timeout=s.timeout, max_retries=0, http_client=self._http)
             return self._client
@@ -131,11 +181,18 @@ class HonchoLink:
     def forget_session(self, sid: str) -> None:
         self._sessions.pop(sid, None)
 
-    def connect(self, sid: str, user: str, assistant: str) -> None:
-        """Workspace, both peers and the session: the background initialisation."""
-        self.peer(user)
+    def connect(self, user: str, assistant: str) -> None:
+        """Workspace and both peers: the background initialisation.
+
+        Sessions are created when first written to, so a session deleted on the server
+        (404 for good) stops only its own writes, not the connection.
+        """
+        self.peer(user)  # get-or-create: one request each
         self.peer(assistant)
-        self.session(sid, user, assistant)
+
+    def stalled_for(self) -> float:
+        """How long the oldest request in flight has gone unanswered (0 if none)."""
+        return self.transport.stalled_for() if self.transport is not None else 0.0
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -174,22 +231,28 @@ class HonchoLink:
     # -- reads ----------------------------------------------------------------------------
 
     def recall(self, sid: str, user: str, assistant: str, query: str) -> Recall:
-        """Session summary and the user's representation and card, in one request."""
-        s = self.settings
+        """The session's summary, and the user's representation and card (two small requests).
+
+        The summary comes from ``/summaries``, whole: ``/context`` keeps a summary only if
+        it fits 40 % of its ``tokens`` budget and packs messages we do not use into the
+        rest. The caller clips to its own budget.
+        """
         session = self.session(sid, user, assistant)
-        ctx = session.context(summary=True, tokens=max(100, s.context_chars // 4), peer_target=user,
-                              peer_perspective=assistant, search_query=query[:2000] or None)
-        dialectic = ""
-        if s.dialectic and query.strip():
-            answer = self.peer(assistant).chat(query[:10_000], target=user, session=sid,
-                                               reasoning_level=s.reasoning_level)
-            dialectic = answer if isinstance(answer, str) else ""
+        summaries = session.summaries()
+        chosen = summaries.short_summary or summaries.long_summary
+        view = self.peer(assistant).context(target=user, search_query=query[:2000] or None)
         return Recall(
-            summary=ctx.summary.content if ctx.summary else "",
-            representation=ctx.peer_representation or "",
-            card=tuple(ctx.peer_card or ()),
-            dialectic=dialectic,
+            summary=chosen.content if chosen else "",
+            representation=str(view.representation or ""),
+            card=tuple(view.peer_card or ()),
         )
+
+    def dialectic(self, sid: str, user: str, assistant: str, query: str) -> str:
+        """Honcho's answer about the user for this turn; slow (an LLM), own timeout."""
+        s = self.settings
+        answer = self.peer(assistant).chat(query[:10_000], target=user, session=sid,
+                                           reasoning_level=s.reasoning_level, timeout=s.dialectic_timeout)
+        return answer if isinstance(answer, str) else ""
 
     def ping(self) -> None:
         """One cheap request (workspace get-or-create): is Honcho there and do we get in?"""

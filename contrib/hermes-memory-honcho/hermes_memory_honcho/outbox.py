@@ -7,7 +7,14 @@ dies. Exactly-once delivery rests on two things:
 * ``maybe_sent`` is committed *before* a send, so an entry whose fate is unknown (a
   timeout, a crash between send and delete) is checked on the server before it is
   sent again;
-* one process drains at a time (an ``flock`` on ``<outbox>.lock``), in id order.
+* one process drains at a time (an ``flock`` on ``<outbox>.lock``), in id order within
+  each session (sessions do not wait for each other).
+
+It stays small: delivered entries are deleted and their pages returned to the file
+system (incremental vacuum, a bounded WAL), and at most ``max_pending`` turns wait; past
+that the oldest waiting turns are dropped and counted (conclusions are never dropped).
+Entries Honcho refused are set aside with a cause and can be re-sent or dropped
+(``hermes-core memory outbox``).
 """
 
 from __future__ import annotations
@@ -37,7 +44,11 @@ CREATE TABLE IF NOT EXISTS outbox (
     rejected TEXT
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (rejected, id);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
+WAL_LIMIT = 1 << 20  # bytes the WAL file is truncated to after a checkpoint
+VACUUM_PAGES = 64  # free pages that trigger an incremental vacuum after deliveries
+TRIM_TO = 0.95  # a full outbox drops its oldest turns down to this share of the cap
 
 
 def _open_private(path: Path) -> sqlite3.Connection:
@@ -52,9 +63,16 @@ def _open_private(path: Path) -> sqlite3.Connection:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+        if db.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:  # 2 = incremental; set before tables
+            db.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            db.execute("VACUUM")  # applies it to a file an earlier version created
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
+        db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
         db.executescript(SCHEMA)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(outbox)")}
+        if "cause" not in columns:
+            db.execute("ALTER TABLE outbox ADD COLUMN cause TEXT")
     finally:
         os.umask(old)
     for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
@@ -73,6 +91,20 @@ class Entry:
     payload: dict[str, Any]
     attempts: int
     maybe_sent: bool
+
+
+@dataclass
+class Aside:
+    """An entry Honcho refused, kept for ``hermes-core memory outbox list|retry|drop``."""
+
+    id: int
+    key: str
+    kind: str
+    session: str
+    created: float
+    cause: str
+    reason: str
+    chars: int
 
 
 class Outbox:
@@ -98,6 +130,7 @@ class Outbox:
         return key
 
     def pending(self, limit: int = 100) -> list[Entry]:
+        """The oldest waiting entries, in id order."""
         rows = self._run(
             "SELECT id, key, kind, session, payload, attempts, maybe_sent FROM outbox "
             "WHERE rejected IS NULL ORDER BY id LIMIT ?", (limit,),
@@ -114,10 +147,78 @@ class Outbox:
 
     def delivered(self, ids: list[int]) -> None:
         self._many("DELETE FROM outbox WHERE id = ?", ids)
+        with self._lock:
+            if self._db.execute("PRAGMA freelist_count").fetchone()[0] >= VACUUM_PAGES:
+                # executescript steps it to the end; execute() would free a single page
+                self._db.executescript("PRAGMA incremental_vacuum;")
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
-    def reject(self, entry_id: int, reason: str) -> None:
-        """Honcho refused this entry for good (400/422): keep it aside, never drop it."""
-        self._run("UPDATE outbox SET rejected = ? WHERE id = ?", (reason[:500], entry_id))
+    def reject(self, entry_id: int, reason: str, cause: str = "payload") -> None:
+        """Honcho refused this entry for good: keep it aside (never drop it) with why."""
+        self._run("UPDATE outbox SET rejected = ?, cause = ? WHERE id = ?", (reason[:500], cause, entry_id))
+
+    def reject_session(self, session: str, reason: str) -> int:
+        """Set aside every waiting entry of ``session`` (deleted on the server); returns how many."""
+        with self._lock:
+            cur = self._db.execute("UPDATE outbox SET rejected = ?, cause = 'session' WHERE session = ? "
+                                   "AND rejected IS NULL", (reason[:500], session))
+            return cur.rowcount
+
+    def state(self, key: str) -> tuple[str, str]:
+        """``("pending"|"aside"|"delivered", reason)`` of the entry appended under ``key``."""
+        rows = self._run("SELECT rejected, cause FROM outbox WHERE key = ?", (key,))
+        if not rows:
+            return "delivered", ""
+        reason, cause = rows[0]
+        return ("pending", "") if reason is None else ("aside", f"{cause or 'payload'}: {reason}")
+
+    def set_aside(self) -> list[Aside]:
+        rows = self._run("SELECT id, key, kind, session, created, cause, rejected, length(payload) FROM outbox "
+                         "WHERE rejected IS NOT NULL ORDER BY id")
+        return [Aside(r[0], r[1], r[2], r[3], r[4], r[5] or "payload", r[6], r[7]) for r in rows]
+
+    def retry(self, ids: list[int] | None = None, cause: str | None = None) -> int:
+        """Put set-aside entries back in the queue (all, by id, or by cause); returns how many."""
+        sql = "UPDATE outbox SET rejected = NULL, cause = NULL, maybe_sent = 0 WHERE rejected IS NOT NULL"
+        return self._select_aside(sql, ids, cause)
+
+    def drop(self, ids: list[int] | None = None, cause: str | None = None) -> int:
+        """Delete set-aside entries for good (all, by id, or by cause); returns how many."""
+        return self._select_aside("DELETE FROM outbox WHERE rejected IS NOT NULL", ids, cause)
+
+    def _select_aside(self, sql: str, ids: list[int] | None, cause: str | None) -> int:
+        args: list[Any] = []
+        if ids is not None:
+            sql += f" AND id IN ({','.join('?' * len(ids))})"
+            args += ids
+        if cause is not None:
+            sql += " AND coalesce(cause, 'payload') = ?"
+            args.append(cause)
+        with self._lock:
+            return self._db.execute(sql, args).rowcount
+
+    def enforce_cap(self, max_pending: int) -> tuple[int, int]:
+        """Past ``max_pending`` waiting entries, drop the oldest waiting turns down to
+        ``TRIM_TO`` of it (in one transaction, so trimming is rare: not one delete per turn).
+        Never conclusions, never an entry that may be on the server already. Returns
+        (entries waiting before, turns dropped)."""
+        with self._lock:
+            count = self._db.execute("SELECT COUNT(*) FROM outbox WHERE rejected IS NULL").fetchone()[0]
+            if count <= max_pending:
+                return count, 0
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self._db.execute(
+                    "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE rejected IS NULL AND kind = 'turn' "
+                    "AND maybe_sent = 0 ORDER BY id LIMIT ?)", (count - int(max_pending * TRIM_TO),))
+                dropped = cur.rowcount
+                self._db.execute("INSERT INTO counters VALUES ('dropped', ?) ON CONFLICT(name) DO UPDATE SET "
+                                 "value = value + excluded.value", (dropped,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            return count, dropped
 
     def _many(self, sql: str, ids: list[int]) -> None:
         with self._lock:
@@ -134,8 +235,21 @@ class Outbox:
             "SELECT SUM(rejected IS NULL), SUM(rejected IS NOT NULL), MIN(CASE WHEN rejected IS NULL "
             "THEN created END) FROM outbox"
         )[0]
+        causes = dict(self._run("SELECT coalesce(cause, 'payload'), COUNT(*) FROM outbox WHERE rejected IS NOT NULL "
+                                "GROUP BY 1"))
+        dropped = self._run("SELECT value FROM counters WHERE name = 'dropped'")
         age = round(time.time() - oldest, 1) if oldest else 0.0
-        return {"pending": pending or 0, "rejected": rejected or 0, "oldest_pending_age_s": age}
+        return {"pending": pending or 0, "rejected": rejected or 0, "rejected_by_cause": causes,
+                "oldest_pending_age_s": age, "dropped": dropped[0][0] if dropped else 0,
+                "bytes": self.size()}
+
+    def size(self) -> int:
+        """Bytes on disk: the database and its WAL."""
+        total = 0
+        for file in (self.path, self.path.with_name(self.path.name + "-wal")):
+            with contextlib.suppress(OSError):
+                total += file.stat().st_size
+        return total
 
     @contextlib.contextmanager
     def drain_lock(self) -> Iterator[bool]:

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hermes_core import MemoryProvider, PluginContext
-from hermes_memory_honcho.courier import Courier
+from hermes_memory_honcho.courier import STALL_GIVE_UP, Courier
 from hermes_memory_honcho.health import Health
 from hermes_memory_honcho.link import PART_KEY, TURN_KEY, HonchoLink, Recall, classify
 from hermes_memory_honcho.mapping import clip, session_name, split_message
@@ -66,6 +66,9 @@ class HonchoMemoryProvider(MemoryProvider):
         self.health = Health(self.settings.retry_initial, self.settings.retry_max)
         self.link = HonchoLink(self.settings)
         self.recall = RecallCache(self._fetch_recall)
+        self.dialectic = RecallCache(self._fetch_dialectic, name="honcho-dialectic")
+        self.dialectic_error = ""
+        self._depth_warned = self._drop_warned = False
         self.outbox: Outbox | None = None
         self.courier: Courier | None = None
         self.closed = False
@@ -118,19 +121,24 @@ class HonchoMemoryProvider(MemoryProvider):
 
     def _connect(self) -> None:
         s = self.settings
-        self.link.connect(self.honcho_session, s.user_peer, s.assistant_peer)
+        self.link.connect(s.user_peer, s.assistant_peer)
 
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
         if self.courier is not None:
             self.courier.flush(self.settings.flush_wait)
 
+    def _unanswered(self) -> bool:
+        return self.link.stalled_for() > STALL_GIVE_UP
+
     def shutdown(self) -> None:
+        """Bounded by ``flush_wait``, and shorter when Honcho answers nothing at all."""
         with self._lock:
             if self.closed:
                 return
             self.closed = True
             courier, self.courier = self.courier, None
-        self.recall.close(self.settings.flush_wait)
+        self.recall.close(self.settings.flush_wait, self._unanswered)
+        self.dialectic.close(0.0)
         if courier is not None:
             courier.stop(self.settings.flush_wait)
         self.link.close()
@@ -150,6 +158,7 @@ class HonchoMemoryProvider(MemoryProvider):
                 log.error("Honcho %s not recorded: the outbox is unavailable", kind)
                 return None
             key = outbox.append(kind, self.honcho_session, payload, key=key)
+            self._bound(outbox)
         except Exception as exc:
             log.error("Honcho %s not recorded: %s: %s", kind, type(exc).__name__, exc)
             return None
@@ -157,10 +166,39 @@ class HonchoMemoryProvider(MemoryProvider):
             self.courier.wake()
         return key
 
+    def _bound(self, outbox: Outbox) -> None:
+        """Keep at most ``outbox_max_pending`` writes waiting. Warn once when turns queue up
+        faster than Honcho takes them (half the cap) and once when the oldest are dropped;
+        both re-arm when the queue has drained below a quarter of the cap."""
+        cap = self.settings.outbox_max_pending
+        depth, dropped = outbox.enforce_cap(cap)
+        if dropped and not self._drop_warned:
+            self._drop_warned = True
+            log.warning("Honcho outbox %s is full (%d writes waiting): dropping the oldest queued turns (%d so "
+                        "far); raise plugins.honcho.outbox_max_pending or fix the connection (%s)", outbox.path,
+                        cap, dropped, self.health.reason or self.health.state)
+        elif depth >= cap // 2 and not self._depth_warned:
+            self._depth_warned = True
+            log.warning("Honcho outbox %s: %d writes waiting, turns are queued faster than Honcho takes them "
+                        "(%s); past %d the oldest turns are dropped", outbox.path, depth,
+                        self.health.reason or self.health.state, cap)
+        elif depth < cap // 4:
+            self._depth_warned = self._drop_warned = False
+
+    def _clean(self, text: str) -> str:
+        """What may leave the machine: secrets redacted (``redact_secrets``), no NUL bytes
+        (PostgreSQL text cannot hold them; the server drops them silently)."""
+        if self.settings.redact_secrets:
+            from hermes_core.text.redact import redact
+
+            text = redact(text)
+        return text.replace("\x00", "")
+
     def _messages(self, key: str, parts: list[tuple[str, str]], kind: str = "turn") -> list[dict[str, Any]]:
         now = datetime.now(UTC).isoformat()
         out: list[dict[str, Any]] = []
-        for peer, text in parts:
+        for peer, raw in parts:
+            text = self._clean(raw)
             for chunk in split_message(text, self.settings.message_max_chars):
                 if chunk.strip():
                     meta = {TURN_KEY: key, PART_KEY: len(out), "hermes_session": self.session_id,
@@ -193,7 +231,7 @@ class HonchoMemoryProvider(MemoryProvider):
         s = self.settings
         if s.mirror_user_memory and action in ("add", "replace") and target == "user" and content.strip():
             self._enqueue("conclusion", {"observer": s.assistant_peer, "observed": s.user_peer,
-                                         "content": content.strip()[:4000]})
+                                         "content": self._clean(content.strip()[:4000])})
 
     # -- recall ------------------------------------------------------------------------
 
@@ -209,6 +247,23 @@ class HonchoMemoryProvider(MemoryProvider):
         self.health.ok()
         return result
 
+    def _fetch_dialectic(self, query: str) -> str | None:
+        """Honcho's answer for this turn, on its own thread and budget (``dialectic_timeout``).
+
+        A slow or failing answer is recorded in the status, never held against the
+        connection: the context fetched beside it stays, and the provider stays ``ok``.
+        """
+        if not self.health.may_try():
+            return None
+        s = self.settings
+        try:
+            answer = self.link.dialectic(self.honcho_session, s.user_peer, s.assistant_peer, query)
+        except Exception as exc:
+            self.dialectic_error = classify(exc).describe()
+            return None
+        self.dialectic_error = ""
+        return answer
+
     def system_prompt_block(self) -> str:
         return PROMPT_BLOCK[self.settings.recall_mode]
 
@@ -221,14 +276,21 @@ class HonchoMemoryProvider(MemoryProvider):
             if not self._waited and self.health.state in ("starting", "ok"):
                 self._waited = True  # only the first turn waits, and never on a known outage
                 self.recall.wait(s.first_turn_wait)
-        return render(self.recall.latest, s.context_chars, s.dialectic_max_chars)
+            self._ask_dialectic(query)
+        return render(self.recall.latest, s.context_chars, s.dialectic_max_chars, self.dialectic.latest or "")
 
     def queue_prefetch(self, query: str) -> None:
         if self.settings.recall_mode != "tools" and self.honcho_session:
             self.recall.request(query)
+            self._ask_dialectic(query)
+
+    def _ask_dialectic(self, query: str) -> None:
+        if self.settings.dialectic and query.strip():
+            self.dialectic.request(query)
 
     def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
-        text = render(self.recall.latest, self.settings.context_chars, self.settings.dialectic_max_chars)
+        text = render(self.recall.latest, self.settings.context_chars, self.settings.dialectic_max_chars,
+                      self.dialectic.latest or "")
         return f"Honcho's view of this session and user (keep what still matters):\n{text}" if text else ""
 
     # -- tools --------------------------------------------------------------------------
@@ -289,13 +351,49 @@ class HonchoMemoryProvider(MemoryProvider):
     def _tool_conclude(self, args: Any) -> dict[str, Any]:
         s = self.settings
         key = self._enqueue("conclusion", {"observer": s.assistant_peer, "observed": s.user_peer,
-                                           "content": args.conclusion.strip()})
-        if key is None:
+                                           "content": self._clean(args.conclusion.strip())})
+        if key is None or self.outbox is None:
             return {"error": "the conclusion could not be recorded (outbox unavailable; see the log)"}
-        delivered = self.health.state != "degraded" and self.courier is not None and self.courier.flush(s.timeout)
-        if delivered:
+        if self.health.state != "degraded" and self.courier is not None:
+            self.courier.flush(s.timeout)
+        state, reason = self.outbox.state(key)  # this entry's fate, not the queue's
+        if state == "delivered":
             return {"result": "saved"}
+        if state == "aside":
+            return {"error": f"Honcho refused the conclusion ({reason}); it is kept aside, not saved "
+                             "(re-send it with `hermes-core memory outbox retry`)", "status": "refused"}
         return {"result": "queued", "note": f"Honcho is {self.health.state}; it will be delivered when reachable"}
+
+    # -- set-aside writes (hermes-core memory outbox) -----------------------------------
+
+    def manage_outbox(self, action: str, ids: list[int] | None = None, cause: str | None = None) -> dict[str, Any]:
+        """``list`` the writes Honcho refused (set aside, with cause and reason), ``retry``
+        them (back in the queue, then one bounded delivery attempt) or ``drop`` them.
+
+        ``ids`` and ``cause`` narrow ``retry``/``drop``; neither means all. Never prints
+        message text: only ids, sizes and the server's reason.
+        """
+        if action not in ("list", "retry", "drop"):
+            raise ValueError(f"unknown outbox action {action!r}: use list, retry or drop")
+        path = self.settings.outbox_file(self.ctx.home)
+        if self.outbox is None and not path.exists():
+            return {"path": str(path), "set_aside": [], "changed": 0, "counts": {}}
+        box = self.outbox or Outbox(path)
+        try:
+            changed = 0
+            if action == "retry":
+                changed = box.retry(ids, cause)
+                if changed and self._start() is not None and self.courier is not None:
+                    self.courier.flush(self.settings.flush_wait)
+            elif action == "drop":
+                changed = box.drop(ids, cause)
+            aside = [{"id": a.id, "kind": a.kind, "session": a.session, "chars": a.chars, "cause": a.cause,
+                      "reason": a.reason, "queued_at": datetime.fromtimestamp(a.created, UTC).isoformat()}
+                     for a in box.set_aside()]
+            return {"path": str(path), "set_aside": aside, "changed": changed, "counts": box.counts()}
+        finally:
+            if box is not self.outbox:
+                box.close()
 
     # -- status -------------------------------------------------------------------------
 
@@ -326,12 +424,17 @@ class HonchoMemoryProvider(MemoryProvider):
         ok, why = self.is_available()
         if not ok and status["state"] in ("starting", "ok"):
             status["state"], status["reason"] = "unavailable", why
+        waited = self.link.stalled_for()
+        if status["state"] == "starting" and waited > STALL_GIVE_UP:  # connecting to a server that never answers
+            status["reason"] = f"timeout: no answer from {s.url} for {waited:.0f}s"
+            status["error_kind"] = "timeout"
+        status["connection"] = connection(status)
         status.update({
             "base_url": s.url, "workspace": s.workspace, "session": self.honcho_session,
             "peers": {"user": s.user_peer, "assistant": s.assistant_peer}, "recall_mode": s.recall_mode,
             "sdk_version": sdk_version(), "outbox": outbox,
             "delivered": self.courier.delivered if self.courier else 0,
-            "recall_fetched_at": self.recall.fetched_at,
+            "recall_fetched_at": self.recall.fetched_at, "dialectic_error": self.dialectic_error,
         })
         status["summary"] = status_line(status)
         return status
@@ -344,15 +447,32 @@ def _text(value: Any) -> str:
     return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
 
 
+def connection(status: dict[str, Any]) -> str:
+    """``reachable``, ``unreachable`` (refused, reset or unanswered) or ``unknown`` (not tried yet)."""
+    if status["state"] == "ok":
+        return "reachable"
+    if status.get("error_kind") in ("unreachable", "timeout"):
+        return "unreachable"
+    return "reachable" if status.get("error_kind") else "unknown"
+
+
 def status_line(status: dict[str, Any]) -> str:
-    """One human line, e.g. ``honcho: degraded (unreachable: ...); 3 writes queued``."""
-    line = f"honcho: {status['state']}"
+    """One human line, e.g. ``honcho: unreachable (unreachable: ...); 3 write(s) queued, oldest 40s``."""
+    state = status["state"]
+    if state in ("starting", "degraded") and status.get("connection") == "unreachable":
+        state = "unreachable"
+    line = f"honcho: {state}"
     if status.get("reason"):
-        line += f" ({status['reason']})"
-    queued = status.get("outbox", {}).get("pending", 0)
-    rejected = status.get("outbox", {}).get("rejected", 0)
+        line += f" ({status['reason'].removeprefix('unreachable: ') if state == 'unreachable' else status['reason']})"
+    box = status.get("outbox", {})
+    queued, rejected = box.get("pending", 0), box.get("rejected", 0)
     if queued:
-        line += f"; {queued} write(s) queued in {status['outbox']['path']}"
+        line += f"; {queued} write(s) queued in {box['path']}, oldest {box.get('oldest_pending_age_s', 0):.0f}s"
     if rejected:
-        line += f"; {rejected} write(s) rejected by Honcho and kept aside"
+        causes = ", ".join(f"{n} {cause}" for cause, n in sorted(box.get("rejected_by_cause", {}).items()))
+        line += f"; {rejected} write(s) refused by Honcho and set aside ({causes}; hermes-core memory outbox list)"
+    if box.get("dropped"):
+        line += f"; {box['dropped']} queued turn(s) dropped when the outbox was full"
+    if status.get("last_error") and not status.get("reason") and (queued or rejected):
+        line += f"; last error: {status['last_error']}"
     return line

@@ -18,12 +18,12 @@ FAST = {"session_strategy": "per-session", "timeout": 0.5, "retry_initial": 0.05
         "flush_wait": 3.0, "first_turn_wait": 0.3}
 
 
-def factory(home: Path, url: str) -> Callable[[], HonchoMemoryProvider]:
-    settings = HonchoSettings(base_url=url, **FAST)
+def factory(home: Path, url: str, workspace: str = "hermes") -> Callable[[], HonchoMemoryProvider]:
+    settings = HonchoSettings(base_url=url, workspace=workspace, **FAST)
     return lambda: HonchoMemoryProvider(PluginContext.default(home=home, settings=settings))
 
 
-def stored_turns(server: FakeHonchoServer, session: str = "conformance-session") -> list[tuple[str, str]]:
+def stored_turns(server: Any, session: str = "conformance-session") -> list[tuple[str, str]]:
     """``(user, assistant)`` per stored copy of a turn, in server order; nothing de-duplicated.
 
     A new copy starts where the turn key changes or the chunk index does not grow, so a
@@ -48,6 +48,18 @@ class TestHonchoUp(ProviderConformance):
     @pytest.fixture
     def conformance_options(self, server: FakeHonchoServer) -> ConformanceOptions:
         return ConformanceOptions(synced_turns=lambda provider: stored_turns(server))
+
+
+class TestHonchoRealServer(ProviderConformance):
+    """The same checks against the real Honcho server (a workspace of its own)."""
+
+    @pytest.fixture
+    def provider_factory(self, tmp_path: Path, real: Any) -> Any:
+        return factory(tmp_path, real.url, real.workspace)
+
+    @pytest.fixture
+    def conformance_options(self, real: Any) -> ConformanceOptions:
+        return ConformanceOptions(synced_turns=lambda provider: stored_turns(real))
 
 
 class TestHonchoDown(ProviderConformance):
@@ -75,7 +87,7 @@ def test_the_ordering_check_reports_a_turn_stored_twice(tmp_path: Path, server: 
                  for r in rows if r["metadata"]["hermes_turn"] == rows[10]["metadata"]["hermes_turn"]]
         status, _ = server.handle("POST", "/v3/workspaces/hermes/sessions/conformance-session/messages", {},
                                   {"messages": again})
-        assert status == 200
+        assert status == 201
         return stored_turns(server)
 
     [result] = run_checks(factory(tmp_path, server.url), ConformanceOptions(synced_turns=deliver_one_turn_again),

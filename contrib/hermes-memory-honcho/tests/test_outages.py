@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from hermes_memory_honcho.fake_server import FakeHonchoServer, Fault
 
+BOTH = pytest.mark.parametrize("backend", ["fake", "real"], indirect=True)
+
 
 def expected(turns: range) -> list[str]:
     return [text for i in turns for text in (f"user {i}", f"assistant {i}")]
@@ -24,52 +26,59 @@ def sync(provider: Any, turns: range, budget: float = 0.25) -> None:
         assert time.perf_counter() - started < budget, "sync_turn waited on the network"
 
 
+@BOTH
 def test_stop_and_restart_mid_session_delivers_every_turn_once_in_order(
-    make_provider: Any, server: FakeHonchoServer, stored: Any, eventually: Any, caplog: pytest.LogCaptureFixture
+    make_provider: Any, backend: Any, stored: Any, eventually: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="hermes_memory_honcho")
     provider = make_provider()
     provider.initialize("outage")
     sync(provider, range(0, 10))
-    assert eventually(lambda: len(stored(server, "outage")) == 20)
+    assert eventually(lambda: len(stored(backend, "outage")) == 20)
 
-    server.stop()
+    backend.stop()
     sync(provider, range(10, 20))
     assert eventually(lambda: provider.get_status()["state"] == "degraded")
     status = provider.get_status()
     assert status["error_kind"] == "unreachable" and status["outbox"]["pending"] >= 1
     assert "queued" in status["summary"]
+    assert status["connection"] == "unreachable" and status["summary"].startswith("honcho: unreachable")
     started = time.perf_counter()
     provider.prefetch("still answering?")  # serves the cache, does not wait for a dead server
     assert time.perf_counter() - started < 0.5
+    provider.shutdown()  # the agent exits during the outage too: its turns wait on disk
 
-    server.start()
-    sync(provider, range(20, 30))
-    assert eventually(lambda: len(stored(server, "outage")) >= 60)
-    provider.on_session_end("outage", [])
-    assert stored(server, "outage") == expected(range(30))
-    assert provider.get_status()["state"] == "ok" and provider.get_status()["outbox"]["pending"] == 0
+    again = make_provider()
+    again.initialize("outage")
+    sync(again, range(20, 25))
+    backend.start()
+    sync(again, range(25, 30))
+    assert eventually(lambda: len(stored(backend, "outage")) >= 60)
+    again.on_session_end("outage", [])
+    assert stored(backend, "outage") == expected(range(30))
+    assert again.get_status()["state"] == "ok" and again.get_status()["outbox"]["pending"] == 0
     degraded = [r for r in caplog.records if "degraded" in r.getMessage()]
     recovered = [r for r in caplog.records if "reachable again" in r.getMessage()]
-    assert len(degraded) == 1 and degraded[0].levelno == logging.WARNING and len(recovered) == 1
+    assert all(r.levelno == logging.WARNING for r in degraded)
+    # one line per provider that saw the outage (the second may connect only after it), not one per request
+    assert 1 <= len(degraded) <= 2 and len(recovered) == len(degraded) - 1
 
 
 def test_turns_queued_before_a_restart_of_the_agent_are_delivered_once(
-    make_provider: Any, server: FakeHonchoServer, stored: Any, tmp_path: Path
+    make_provider: Any, backend: Any, stored: Any, tmp_path: Path
 ) -> None:
-    server.stop()
+    backend.stop()
     first = make_provider()
     first.initialize("restart")
     sync(first, range(0, 5))
     first.shutdown()  # Honcho still down: the turns stay in the outbox on disk
-    assert stored(server, "restart") == []
-
-    server.start()
+    backend.start()
+    assert stored(backend, "restart") == []
     second = make_provider()
     second.initialize("restart")
     sync(second, range(5, 8))
     second.on_session_end("restart", [])
-    assert stored(server, "restart") == expected(range(8))
+    assert stored(backend, "restart") == expected(range(8))
 
 
 @pytest.mark.parametrize("fault", [
@@ -92,8 +101,9 @@ def test_ambiguous_failures_are_checked_not_resent(
     assert stored(server, "ambiguous") == expected(range(5))
 
 
+@BOTH
 def test_a_crash_between_send_and_delete_does_not_duplicate(
-    make_provider: Any, server: FakeHonchoServer, stored: Any, tmp_path: Path
+    make_provider: Any, backend: Any, stored: Any, tmp_path: Path
 ) -> None:
     from hermes_memory_honcho.outbox import Outbox
 
@@ -110,13 +120,13 @@ def test_a_crash_between_send_and_delete_does_not_duplicate(
     provider.link.add_turns("crash", [entry.payload])
     box.mark_sending([entry.id])
     provider.shutdown()
-    assert stored(server, "crash") == expected(range(1))
+    assert stored(backend, "crash") == expected(range(1))
 
     survivor = make_provider()
     survivor.initialize("crash")
     survivor.sync_turn("user 1", "assistant 1")
     survivor.on_session_end("crash", [])
-    assert stored(server, "crash") == expected(range(2))
+    assert stored(backend, "crash") == expected(range(2))
 
 
 def test_starting_during_an_outage_prefetch_waits_at_most_once(make_provider: Any, server: FakeHonchoServer) -> None:
@@ -210,8 +220,8 @@ def test_a_payload_honcho_rejects_is_kept_aside_and_the_rest_flows(
     retry.on_session_end("reject", [])
     assert eventually(lambda: stored(server, "reject") == expected(range(1, 3)))
     status = retry.get_status()
-    assert status["outbox"]["rejected"] == 1 and "rejected" in status["summary"]
-    assert any("rejected" in r.getMessage() and r.levelno == logging.ERROR for r in caplog.records)
+    assert status["outbox"]["rejected"] == 1 and "refused by Honcho and set aside" in status["summary"]
+    assert any("refused" in r.getMessage() and r.levelno == logging.ERROR for r in caplog.records)
 
 
 def test_sdk_not_installed(make_provider: Any, server: FakeHonchoServer, stored: Any, eventually: Any,

@@ -11,20 +11,27 @@ from hermes_memory_honcho.fake_server import FakeHonchoServer
 from hermes_memory_honcho.link import TURN_KEY
 from hermes_memory_honcho.mapping import CONTINUED
 
+BOTH = pytest.mark.parametrize("backend", ["fake", "real"], indirect=True)
 
-def test_turns_arrive_in_order_with_both_peers(make_provider: Any, server: FakeHonchoServer, stored: Any) -> None:
+
+@BOTH
+def test_turns_arrive_in_order_with_both_peers(make_provider: Any, backend: Any) -> None:
     provider = make_provider()
     provider.initialize("sess-1")
     for i in range(20):
         provider.sync_turn(f"question {i}", f"answer {i}")
     provider.on_session_end("sess-1", [])
-    rows = server.messages("sess-1")
+    rows = backend.messages("sess-1")
     assert [m["content"] for m in rows] == [t for i in range(20) for t in (f"question {i}", f"answer {i}")]
     assert {m["peer_id"] for m in rows[0::2]} == {"user"} and {m["peer_id"] for m in rows[1::2]} == {"hermes"}
     assert len({m["metadata"][TURN_KEY] for m in rows}) == 20
-    peers = server.store.session_peers[("hermes", "sess-1")]
-    assert peers["user"] == {"observe_me": True, "observe_others": False}
-    assert peers["hermes"] == {"observe_me": False, "observe_others": True}
+    if backend.kind == "real":
+        config = backend.http.get(f"/workspaces/{backend.workspace}/sessions/sess-1/peers/user/config").json()
+        assert config["observe_me"] is True and config["observe_others"] is False
+    else:
+        peers = backend.fake.store.session_peers[("hermes", "sess-1")]
+        assert peers["user"] == {"observe_me": True, "observe_others": False}
+        assert peers["hermes"] == {"observe_me": False, "observe_others": True}
     assert provider.get_status()["state"] == "ok" and provider.get_status()["outbox"]["pending"] == 0
 
 
@@ -42,24 +49,26 @@ def test_sync_turn_does_not_wait_for_the_network(make_provider: Any, server: Fak
     assert eventually(lambda: len(stored(server, "slow")) == 10)
 
 
-def test_long_messages_are_split_and_reassemble(make_provider: Any, server: FakeHonchoServer) -> None:
+@BOTH
+def test_long_messages_are_split_and_reassemble(make_provider: Any, backend: Any) -> None:
     provider = make_provider(message_max_chars=500)
     provider.initialize("long")
     text = " ".join(f"token{i}" for i in range(400))
     provider.sync_turn(text, "ok")
     provider.on_session_end("long", [])
-    rows = [m for m in server.messages("long") if m["peer_id"] == "user"]
+    rows = [m for m in backend.messages("long") if m["peer_id"] == "user"]
     assert len(rows) > 1 and all(len(m["content"]) <= 500 for m in rows)
     assert rows[0]["content"] + "".join(m["content"].removeprefix(CONTINUED) for m in rows[1:]) == text
 
 
-def test_fenced_recall_is_not_written_back(make_provider: Any, server: FakeHonchoServer, stored: Any) -> None:
+@BOTH
+def test_fenced_recall_is_not_written_back(make_provider: Any, backend: Any, stored: Any) -> None:
     provider = make_provider()
     provider.initialize("fence")
     provider.sync_turn("hello\n<memory-context>\nrecalled stuff\n</memory-context>", "hi")
     provider.sync_turn("", "")  # nothing to store
     provider.on_session_end("fence", [])
-    assert stored(server, "fence") == ["hello", "hi"]
+    assert stored(backend, "fence") == ["hello", "hi"]
 
 
 def test_prefetch_is_served_from_the_background_cache(make_provider: Any, server: FakeHonchoServer,
@@ -70,7 +79,8 @@ def test_prefetch_is_served_from_the_background_cache(make_provider: Any, server
     provider.initialize("recall")
     first = provider.prefetch("what were we doing?")
     assert "billing service" in first and "Ana" in first
-    assert "## Honcho's answer for this turn" in first and server.chat_answer in first
+    answered = "## Honcho's answer for this turn\n" + server.chat_answer
+    assert eventually(lambda: answered in provider.prefetch("what were we doing?"))  # its own, slower fetch
     server.summaries["recall"] = "Now we are writing the migration tests."
     provider.queue_prefetch("next question")
     assert eventually(lambda: "migration tests" in provider.prefetch("next question"))
@@ -112,12 +122,13 @@ def test_pre_compress_offers_honchos_view(make_provider: Any, server: FakeHoncho
     assert view.startswith("Honcho's view") and "keep the v2 API" in view
 
 
-def test_delegation_results_are_recorded(make_provider: Any, server: FakeHonchoServer) -> None:
+@BOTH
+def test_delegation_results_are_recorded(make_provider: Any, backend: Any) -> None:
     provider = make_provider()
     provider.initialize("deleg")
     provider.on_delegation("count the files", "42 files")
     provider.on_session_end("deleg", [])
-    [row] = server.messages("deleg")
+    [row] = backend.messages("deleg")
     assert row["peer_id"] == "hermes" and "count the files" in row["content"] and "42 files" in row["content"]
     assert row["metadata"]["hermes_kind"] == "delegation"
 
@@ -145,6 +156,23 @@ def test_tools_return_json(make_provider: Any, server: FakeHonchoServer) -> None
     assert provider.handle_tool_call("not_mine", {}) is None
 
 
+@BOTH
+def test_search_finds_words_across_sessions(make_provider: Any, backend: Any) -> None:
+    """Full-text search: whole (stemmed) words, in any session of the workspace."""
+    for session, text in (("s-a", "I deploy with kubernetes on Fridays"), ("s-b", "Deployments of the database")):
+        provider = make_provider()
+        provider.initialize(session)
+        provider.sync_turn(text, "noted")
+        provider.on_session_end(session, [])
+        provider.shutdown()
+    provider = make_provider()
+    provider.initialize("s-c")
+    hits = json.loads(provider.handle_tool_call("honcho_search", {"query": "kubernetes"}))["result"]
+    assert [(h["session"], h["peer"]) for h in hits] == [("s-a", "user")]
+    stemmed = json.loads(provider.handle_tool_call("honcho_search", {"query": "deployment"}))["result"]
+    assert sorted(h["session"] for h in stemmed) == ["s-a", "s-b"]  # "deploy" by its stem, not as a substring
+
+
 @pytest.mark.parametrize(("mode", "tools", "recalls"), [("hybrid", 4, True), ("context", 0, True),
                                                          ("tools", 4, False)])
 def test_recall_modes(make_provider: Any, server: FakeHonchoServer, mode: str, tools: int, recalls: bool) -> None:
@@ -164,8 +192,9 @@ def test_system_prompt_block_is_static(make_provider: Any) -> None:
     assert provider.system_prompt_block() == before
 
 
+@BOTH
 @pytest.mark.parametrize("strategy", ["per-repo", "per-directory", "global"])
-def test_session_strategy_decides_the_honcho_session(make_provider: Any, server: FakeHonchoServer, tmp_path: Any,
+def test_session_strategy_decides_the_honcho_session(make_provider: Any, backend: Any, tmp_path: Any,
                                                      monkeypatch: pytest.MonkeyPatch, strategy: str) -> None:
     repo = tmp_path / "myrepo"
     (repo / ".git").mkdir(parents=True)
@@ -180,7 +209,7 @@ def test_session_strategy_decides_the_honcho_session(make_provider: Any, server:
         sessions.append(provider.honcho_session)
         provider.shutdown()
     assert sessions[0] == sessions[1]
-    prefix = {"per-repo": "myrepo-", "per-directory": "src-", "global": "hermes-global"}[strategy]
+    prefix = {"per-repo": "myrepo-", "per-directory": "src-", "global": f"{backend.workspace}-global"}[strategy]
     assert sessions[0].startswith(prefix)
-    assert [m["content"] for m in server.messages(sessions[0])] == ["hi from first", "hello", "hi from second",
+    assert [m["content"] for m in backend.messages(sessions[0])] == ["hi from first", "hello", "hi from second",
                                                                     "hello"]
