@@ -1,0 +1,1 @@
+"""Text handling shared by the core: scanning rules, decoding, context of a match."""

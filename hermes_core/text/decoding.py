@@ -1,0 +1,91 @@
+"""Encoded runs worth rescanning: base64, hex, ``\\xNN`` escapes, URL-encoding, rot13.
+
+An attacker who writes ``aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=`` counts on the model
+decoding it. Each run is decoded once and kept only if the result is mostly printable text
+(hashes, keys and images decode to bytes, not words); the scanner rescans what is kept.
+rot13 has no alphabet of its own, so a line is rotated only when it mentions rot13.
+
+Bounded work: at most :data:`MAX_RUNS` runs and :data:`MAX_DECODED` decoded characters per
+text, one regex pass per encoding, nesting at most :data:`MAX_DEPTH` deep.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+import urllib.parse
+from collections.abc import Iterator
+
+MAX_DEPTH = 2
+MAX_RUNS = 200
+MAX_RUN_CHARS = 64_000
+MAX_DECODED = 1_000_000
+_MIN_PRINTABLE = 0.9
+
+_BASE64_RX = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX_RX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){10,}(?![0-9A-Fa-f])")
+_ESCAPED_HEX_RX = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){8,}")
+_URL_RX = re.compile(r"(?:%[0-9A-Fa-f]{2}){6,}(?:[^%\s]{0,3}(?:%[0-9A-Fa-f]{2})+)*")
+_ROT13_RX = re.compile(r"\brot-?\s?13\b")
+
+
+def _text(data: bytes) -> str | None:
+    """``data`` as text when it is mostly printable UTF-8 (or UTF-16-LE, as PowerShell writes)."""
+    for encoding in ("utf-8", "utf-16-le"):
+        try:
+            decoded = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if decoded and sum(ch.isprintable() or ch in "\n\t" for ch in decoded) / len(decoded) >= _MIN_PRINTABLE:
+            if sum(ch.isalpha() for ch in decoded) >= 4:
+                return decoded
+    return None
+
+
+def _b64(run: str) -> str | None:
+    if not any(c.isdigit() or c in "+/=" for c in run) and run.isalpha() and (run.islower() or run.isupper()):
+        return None  # a long word or identifier, not base64
+    try:
+        return _text(base64.b64decode(run + "=" * (-len(run) % 4), validate=True))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _hex(run: str) -> str | None:
+    try:
+        return _text(bytes.fromhex(run.replace("\\x", "")))
+    except ValueError:
+        return None
+
+
+def _url(run: str) -> str | None:
+    decoded = urllib.parse.unquote(run)
+    return decoded if decoded != run and sum(ch.isalpha() for ch in decoded) >= 4 else None
+
+
+def decoded_runs(raw: str, folded: str) -> Iterator[tuple[int, str, str]]:
+    """(offset in ``raw``, encoding, decoded text) for each run that decodes to text."""
+    budget, runs = MAX_DECODED, 0
+    for kind, rx, decode, source in (("base64", _BASE64_RX, _b64, raw), ("hex", _HEX_RX, _hex, raw),
+                                     ("hex", _ESCAPED_HEX_RX, _hex, raw), ("url", _URL_RX, _url, raw)):
+        for m in rx.finditer(source):
+            run = m.group(0)[:MAX_RUN_CHARS]
+            decoded = decode(run)
+            runs += 1
+            if decoded:
+                budget -= len(decoded)
+                yield m.start(), kind, decoded
+            if runs >= MAX_RUNS or budget <= 0:
+                return
+    for m in _ROT13_RX.finditer(folded):
+        lo = folded.rfind("\n", 0, m.start()) + 1
+        hi = folded.find("\n", m.end())
+        hi = folded.find("\n", hi + 1) if hi >= 0 else -1  # the line and the next one
+        line = folded[lo : len(folded) if hi < 0 else hi]
+        runs += 1
+        budget -= len(line)
+        yield m.start(), "rot13", codecs.decode(line, "rot13")
+        if runs >= MAX_RUNS or budget <= 0:
+            return
