@@ -1,1 +1,2 @@
-"""Text handling shared by the core: scanning rules, decoding, context of a match."""
+"""Helpers for plugin authors that work on text and message lists: API validity, token
+estimates, secret redaction, injection scanning."""

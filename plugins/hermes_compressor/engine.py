@@ -10,6 +10,7 @@ API; the summary backend is ``ctx.summarizer``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -29,11 +30,10 @@ from hermes_compressor.prepare import cap_text, summary_turns
 from hermes_compressor.prune import ToolIndex, dedup_tool_outputs, prune_message, tool_index
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
 from hermes_core import ContextEngine
-from hermes_core.messages import sanitize_tool_pairs, text_of
-from hermes_core.redact import redact
-from hermes_core.summarize import SummaryError, SummaryRequest
-from hermes_core.summary_client import DeterministicSummarizer, cap_answer
-from hermes_core.tokens import estimate_message_tokens
+from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
+from hermes_core.text.messages import sanitize_tool_pairs, text_of
+from hermes_core.text.redact import redact
+from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
     from hermes_core import PluginContext
@@ -267,7 +267,10 @@ class CompressorEngine(ContextEngine):
 
     def _summarize(self, request: SummaryRequest) -> tuple[str, str] | None:
         """``(summary body, source)``, or None when the compaction must abort."""
-        summarizer = self.ctx.summarizer or DeterministicSummarizer()
+        summarizer = self.ctx.summarizer or self.ctx.fallback_summarizer
+        if summarizer is None:
+            self.last_compaction_note = "no summarizer is installed (the hermes_summarizers plugin is off)"
+            return None
         cooling = time.monotonic() < self._cooldown_until
         if cooling and self._cooldown_abort:
             self.last_compaction_note = self._blocked()
@@ -293,7 +296,11 @@ class CompressorEngine(ContextEngine):
             except Exception as exc:
                 error = f"other: {type(exc).__name__}: {exc}"
         note = f"The summary service failed ({error}); this summary was built locally from the turns."
-        return DeterministicSummarizer(note=note).summarize(request).text, "fallback"
+        fallback = self.ctx.fallback_summarizer
+        if fallback is None:
+            self.last_compaction_note = f"summary failed ({error}) and no fallback summarizer is installed"
+            return None
+        return fallback.summarize(dataclasses.replace(request, note=note)).text, "fallback"
 
     def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str,
                   tools: ToolIndex) -> list[Message]:

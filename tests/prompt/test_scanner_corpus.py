@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_core.scanning import pattern_ids, scan_text
+from hermes_core.text.scanning import pattern_ids, scan_text
 
 _ENV = os.environ.get("HERMES_CORPUS")  # names the transcripts; the context files sit beside them
 CORPUS = (Path(_ENV).parent if _ENV else Path(__file__).resolve().parents[2].parent / "shared" / "corpus") / (
@@ -55,8 +55,8 @@ def test_unicode_tag_skill_is_caught_for_the_right_reason(corpus: Path) -> None:
 
 def test_no_findings_in_real_agent_transcripts(transcripts_dir: Path) -> None:
     """Ordinary user, assistant and tool text (code, HTML, shell output) is not an attack."""
-    from hermes_core.messages import text_of
-    from hermes_core.transcripts import load_transcript
+    from hermes_core.apps.transcripts import load_transcript
+    from hermes_core.text.messages import text_of
 
     scanned, flagged = 0, []
     for path in sorted(transcripts_dir.glob("*.json*")):
