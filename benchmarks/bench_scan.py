@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scan_sets  # noqa: E402
 
-from hermes_core.scanning import scan_text  # noqa: E402
+from hermes_core.text.scanning import scan_text  # noqa: E402
 
 def _corpus() -> Path:
     """``$HERMES_CORPUS/../context-files`` when set (it names the transcripts), else ../shared/corpus."""

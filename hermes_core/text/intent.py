@@ -1,6 +1,6 @@
 """Injection rules by intent: a verb class and an object class within a bounded window.
 
-The phrase rules in :mod:`hermes_core.scanning` catch wordings seen in published payloads;
+The phrase rules in :mod:`hermes_core.text.scanning` catch wordings seen in published payloads;
 these catch what an attack *does*, whatever the words: tell the agent to drop its
 instructions, hide what it did, send secrets out, read credentials, persist, adopt a
 persona without limits, leak its prompt, run decoded payloads, take orders from a remote
@@ -13,7 +13,7 @@ run on the folded, lower-cased text and only when one of their cue substrings is
 A match preceded by a negation ("never paste your API key") is dropped for rules marked
 ``negatable``; a match inside quotes or backticks on a line that talks *about* attacks
 ("payloads such as \\"ignore previous instructions\\"") is dropped by the scanner for every
-rule (see :func:`hermes_core.scanning.scan_text`).
+rule (see :func:`hermes_core.text.scanning.scan_text`).
 
 Jailbreak personas are scored, not matched: a persona declaration, "no restrictions",
 "never refuses", "stays in character", "no matter how illegal" ... each is weak alone (a

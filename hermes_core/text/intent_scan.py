@@ -26,7 +26,7 @@ _Compiled = tuple[tuple[re.Pattern[str], bool], ...]
 
 
 def _split(pattern: str) -> _Compiled:
-    from hermes_core.scanning import _alternatives
+    from hermes_core.text.scanning import _alternatives
 
     out = []
     for alt in _alternatives(pattern):
