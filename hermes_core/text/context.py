@@ -54,11 +54,14 @@ def quoted(text: str, start: int, end: int) -> bool:
     return False
 
 
-def is_discussion(text: str, start: int, end: int) -> bool:
-    """The match is quoted in a line about attacks/examples/tests, or its sentence discusses attacks."""
+def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
+    """The match is quoted in a line about attacks/examples/tests, or its sentence discusses attacks.
+
+    ``quotes=False`` skips the first test: jailbreak personas quote their own catch phrases.
+    """
     lo, hi = _line_bounds(text, start, end)
     line = text[lo:hi]
-    if quoted(text, start, end):
+    if quotes and quoted(text, start, end):
         context = text[max(0, lo - _PREVIOUS_CHARS) : lo] + line[: start - lo] + line[end - lo :]
         if _META_RX.search(context):
             return True
@@ -76,7 +79,8 @@ _BEARER_RX = re.compile(
     r"(?:authorization\s*:\s*(?:bearer|token|basic)?|bearer|token|x-api-key\s*:|api-key\s*:|private-token\s*:|"
     r"api_key\s*=|--user)\s*[\"']?\s*$"
 )
-_SECRET_REF_RX = re.compile(r"\$\{?\w*(?:key|token|secret|password|passwd|credentials?|api)\w*")
+_SECRET_REF_RX = re.compile(
+    r"\$\{?\w*(?:key|token|secret|password|passwd|credentials?|api)\w*|process\.env\.\w+|os\.environ\[[^\]]{0,40}\]")
 
 
 def is_own_credential(text: str, match: re.Match[str], pattern_id: str) -> bool:
@@ -84,6 +88,6 @@ def is_own_credential(text: str, match: re.Match[str], pattern_id: str) -> bool:
     credential of the request is how every API example works, not exfiltration."""
     if pattern_id not in ("exfil_curl", "exfil_wget"):
         return False
-    segment = match.group(0)
+    segment = text[match.start() : match.end() + 40]
     refs = list(_SECRET_REF_RX.finditer(segment))
     return bool(refs) and all(_BEARER_RX.search(segment[max(0, r.start() - 40) : r.start()]) for r in refs)

@@ -31,7 +31,8 @@ _PRIOR = (r"(?:all|any|every|your|my|the|these|those|previous|prior|earlier|abov
           r"original|existing|system|operator'?s?|developer'?s?|old|other|of|\s)+")
 _GUIDANCE = (r"(?:instructions?|directives?|directions|guidance|guidelines|rules|orders|prompts?|system\s+prompt|"
              r"configuration|programming|constraints|restrictions|policies|task)\b")
-_SECRET_PATHS = (r"(?:~/\.ssh(?!/(?:authorized_keys|known_hosts|config)\b)|\.ssh/(?!authorized_keys|known_hosts|config\b)|"
+_SECRET_PATHS = (r"(?:~/\.ssh(?!/(?:authorized_keys|known_hosts|config)\b)|"
+                 r"\.ssh/(?!authorized_keys|known_hosts|config\b)|"
                  r"(?:id_rsa|id_ed25519|id_ecdsa)(?!\.pub)|\.aws/credentials|\.aws/|\.netrc|\.pgpass|"
                  r"\.git-credentials|\.kube/config|\.docker/config|hosts\.yml|/etc/shadow|keychain|"
                  r"bash_history|zsh_history|\.env(?!\.(?:example|sample|template|dist|defaults?))(?![\w.-])|"
@@ -40,7 +41,8 @@ _ENV_DUMP = r"(?:process\.env\b(?!\.\w|\[)|os\.environ\b(?!\[|\.get)|\benv\s*\||
 _NET_TOOLS = (r"\bcurl\b|\bwget\b|\bnc\b|\bnetcat\b|\bncat\b|\bscp\b|\brsync\b|\bsftp\b|\bsocat\b|\btelnet\b|"
               r"invoke-webrequest|invoke-restmethod|\biwr\b|urlopen|urllib\.request|requests\.(?:post|put)|"
               r"httpx\.(?:post|put)|http\.client|https?\.request|\bfetch\s*\(|axios|xmlhttprequest|"
-              r"socket\.connect|net\.connect|smtplib|sendmail")  # top-level "|": each part gets a fast literal search
+              r"socket\.connect|net\.connect|smtplib|sendmail|"
+              r"require\(\s*['\"]https?['\"]\s*\)")  # top-level "|": each part gets its own fast search
 _DESTINATION = r"(?:https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|[\w.+-]+@[\w-]+\.[\w.]+|\bour\s+server\b)"
 _SEND = (r"\b(?:send|upload|post|transmit|forward|email|e-mail|exfiltrate|leak|paste|copy|sync|"
          r"envoie|envoyer|envía|envia|manda|sende|schicke|lade)\b")
@@ -100,6 +102,14 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"|\bnew\s+priority\s*:|\byour\s+only\s+task\s+(?:now\s+)?is\b"
        r"|\bobey\s+(?:only\s+)?(?:this\s+(?:file|readme|comment|page)|these\s+orders|mine|me)\b"
        r"|\bfollow\s+mine\b|\bobey\s+the\s+directives\s+in\b"),
+    _r("instruction_override", "machine_reader", "automated|screening|analysis software",
+       r"\b(?:note|message|instructions?|attention|profile)\s+(?:\w+\s+)?(?:to|for)\s+(?:the\s+)?(?:automated|screening|"
+       r"analysis)\s+(?:analysis\s+|screening\s+)?(?:software|systems?|tools?|screeners?)\b"),
+    _r("instruction_override", "evaluation", "ignore|questioned|asked|malicious",
+       r"\bignore\s+(?:all|any|every)\s+(?:negative|contrary|conflicting|other|remaining)\s+(?:indicators|information|"
+       r"content|evidence|signals|data|details)\b"
+       r"|\bif\s+(?:questioned|asked)\b[^\n]{0,60}?\b(?:report|say|respond|reply|answer)\s+(?:only\s+)?(?:that|with)\b"
+       r"|\b(?:all\s+content\s+here|this\s+domain|this\s+candidate)\s+is\s+(?:clearly\s+)?not\s+malicious\b"),
     _r("instruction_override", "zh", "忽略|无视|忽视|不要理会|忘记|忘掉|不理会",
        r"(?:忽略|无视|忽视|不要理会|不理会|忘记|忘掉)[^\n]{0,12}?(?:指令|指示|规则|命令|提示|要求|设定)"),
     _r("instruction_override", "ja", "無視|忘れ",
@@ -266,6 +276,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"without\s+(?:asking|waiting|approval|confirmation|telling)|no\s+questions\s+asked|(?:do\s+not|don't)\s+ask|"
        r"skip\s+(?:the\s+)?(?:approval|confirmation)|automatically|sans\s+demander|sin\s+(?:pedir|preguntar))",
        negatable=False),
+    _r("tool_use_coercion", "shell_substitution", "$(|@{[|kernel.exec",
+       r"\$\(\s*(?:touch|rm|id|whoami|uname|nc)\s[^)\n]{0,80}\)|@\{\[\s*system\b|\bkernel\.exec\b", negatable=False),
     _r("tool_use_coercion", "destructive", "rm -|chmod",
        r"\brm\s+-(?:rf|fr|r)\s+(?:~|/|\$home)(?:\s|/\*?|$|[\w.-]*/?\s)|\bchmod\s+-r\s+777\s+/(?:\s|$)"),
     # -- fake conversation turns ------------------------------------------------------------------
@@ -303,7 +315,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
 PERSONA_SPAN = 2000
 PERSONA_SIGNALS: tuple[tuple[str, str, str], ...] = (
     ("persona", "you are now|you're now|from now on|act as|act like|pretend|roleplay|role of|persona|your name is"
-     "|go by|immerse|you will be|now you are|今から|现在开始|从现在",
+     "|go by|immerse|you will be|now you are|identity|今から|现在开始|从现在",
      r"\b(?:you\s+are\s+now|you're\s+now|from\s+now\s+o[nw]n?,?\s+you(?:'re|\s+are|\s+will)?|act\s+(?:as|like)|"
      r"pretend\s+to\s+be|roleplay\s+as|role\s+of|persona\s+of|your\s+(?:new\s+)?persona|your\s+name\s+is\s+now|"
      r"you\s+now\s+go\s+by|take\s+on\s+the\s+persona|immerse\s+yourself|switch\s+persona|your\s+new\s+identity)\b"
@@ -311,9 +323,9 @@ PERSONA_SIGNALS: tuple[tuple[str, str, str], ...] = (
     ("no_limits", "restrict|limit|filter|censor|guideline|rule|polic|constraint|ethic|moral|prohibit|safety|"
      "制限|限制",
      r"\b(?:no|without|free\s+(?:of|from)|freed\s+from|beyond|not\s+bound\s+by|unbound\s+by|ignores?|breaks?|"
-     r"violat\w*|bypass\w*|doesn't\s+have\s+any|does\s+not\s+have\s+any|has\s+no)\s+(?:\w+\s+){0,3}?"
+     r"violat\w*|bypass\w*|doesn't\s+have\s+any|does\s+not\s+have\s+any|has\s+no|unlimited)\s+(?:\w+\s+){0,3}?"
      r"(?:restrictions|limitations|limits|filters|censorship|guidelines|rules|policies|content\s+polic\w*|"
-     r"constraints|ethic\w*|moral\w*|prohibitions|safety)\b|制限のない|制限なし|没有任何限制|不受限制|无限制"),
+     r"constraints|ethic\w*|moral\w*|prohibitions|safety|permissions|power)\b|制限のない|制限なし|没有任何限制|不受限制|无限制"),
     ("never_refuses", "refus|deny|decline|reject|warn|apolog|censor|can't|cannot|拒",
      r"\b(?:never|not|won't|will\s+not|doesn't|does\s+not|don't|do\s+not|cannot)\s+(?:\w+\s+){0,3}?"
      r"(?:refuse|deny|decline|reject|warn|apologi[sz]e|censor)\w*|\bnever\s+(?:\w+\s+){0,3}?(?:say|tell)\w*\s+"
@@ -328,9 +340,15 @@ PERSONA_SIGNALS: tuple[tuple[str, str, str], ...] = (
     ("dual_output", "two|[gpt]|output)",
      r"\btwo\s+(?:\w+\s+){0,2}?(?:ways|responses|outputs|answers|paragraphs)\b|\[gpt\]|\(normal\s+output\)|"
      r"\(developer\s+mode\s+output\)"),
+    ("fiction_frame", "fictional|hypothetical|consequences",
+     r"\b(?:fictional|hypothetical|imaginary)\s+(?:\w+\s+){0,2}?world\b|\bno\s+(?:real\s+)?consequences\b|"
+     r"\bwill\s+(?:not\s+)?have\s+(?:no\s+)?consequences\b"),
+    ("tagged_replies", "start|begin|prefix",
+     r"\b(?:start|begin|prefix)\w*\s+(?:\w+\s+){0,4}?(?:response|responses|answers?|outputs?|replies|sentence)\s+with\s+"
+     r"[\"'\[(]|\bto\s+the\s+start\s+of\s+(?:your|every|each)\s+(?:response|answer|reply)"),
     ("vendor_rules", "openai|anthropic|chatgpt",
      r"\b(?:openai|anthropic|chatgpt)(?:'s)?\s+(?:\w+\s+){0,2}?(?:rules|polic\w*|guidelines|restrictions|"
-     r"programming|limitations)\b"),
+     r"programming|limitations)\b|\bopposite\s+of\s+(?:how\s+)?(?:chatgpt|openai|your\s+(?:normal|usual))"),
     ("forbidden_phrases", "sorry|apolog|as an ai|language model",
      r"\b(?:never|not|none\s+of|don't|do\s+not|won't)\b[^\n]{0,60}?\b(?:contain|include|say|use|respond\s+with)\w*"
      r"[^\n]{0,12}?[\"'](?:i'm\s+sorry|i\s+apologi|as\s+an\s+ai|i\s+cannot)"),

@@ -46,12 +46,6 @@ def _signals() -> tuple[tuple[tuple[str, ...], _Compiled, str], ...]:
     return tuple((tuple(cues.split("|")), _split(rx), name) for name, cues, rx in PERSONA_SIGNALS)
 
 
-@functools.cache
-def _all_cues() -> frozenset[str]:
-    return frozenset(c for _r, cues, _v, _o in _compiled() for c in cues) | frozenset(
-        c for cues, _p, _n in _signals() for c in cues)
-
-
 def _starts_word(text: str, pos: int) -> bool:
     return pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")
 
@@ -88,9 +82,9 @@ def _pairs(text: str, rule: IntentRule, verbs: _Compiled, objects: _Compiled) ->
 
 def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
     """(rule id, offset, excerpt) for each intent-rule match and each scored persona signal."""
-    present = {c for c in _all_cues() if c in text}  # each distinct cue searched once
+    has = _CueCache(text)
     for rule, cues, verbs, objects in _compiled():
-        if present.isdisjoint(cues):
+        if not has.any(cues):
             continue
         spans = _pairs(text, rule, verbs, objects) if objects else ((m.start(), m.end())
                                                                     for m in _finditer(text, verbs))
@@ -100,19 +94,36 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
             if context.is_discussion(text, start, end):
                 continue
             yield rule.rule_id, start, _excerpt(text, start, end)
-    yield from _persona_matches(text)
+    yield from _persona_matches(text, has)
 
 
-def _persona_matches(text: str) -> Iterator[tuple[str, int, str]]:
+class _CueCache:
+    """Which cue substrings occur in the text; each distinct cue is searched at most once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.known: dict[str, bool] = {}
+
+    def any(self, cues: tuple[str, ...]) -> bool:
+        for cue in cues:
+            found = self.known.get(cue)
+            if found is None:
+                found = self.known[cue] = cue in self.text
+            if found:
+                return True
+        return False
+
+
+def _persona_matches(text: str, has: _CueCache) -> Iterator[tuple[str, int, str]]:
     """Signals of a jailbreak persona that have a different signal within PERSONA_SPAN chars."""
     hits: list[tuple[int, int, str]] = []
-    present = {c for c in _all_cues() if c in text}
     for cues, parts, name in _signals():
-        if present.isdisjoint(cues):
+        if not has.any(cues):
             continue
         count = 0
         for m in _finditer(text, parts):
-            if context.is_discussion(text, m.start(), m.end()) or (name == "persona" and context.negated(text, m.start())):
+            if context.is_discussion(text, m.start(), m.end(), quotes=False) or (
+                    name == "persona" and context.negated(text, m.start())):
                 continue
             hits.append((m.start(), m.end(), name))
             count += 1

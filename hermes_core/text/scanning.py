@@ -435,7 +435,8 @@ def _scan(text: str, depth: int) -> list[Finding]:
     for rx in _OBFUSCATION_RXS:
         for m in rx.finditer(text):
             _add(findings, seen, "obfuscated_text", raw_lines(m.start()), m.group(0))
-    folded = fold(text).lower()
+    characters = fold_characters(text)
+    folded = _MARKUP_RX.sub(_emphasis, characters).lower()
     lines = _Lines(folded)
     present = {cue for cue in _ALL_CUES if cue in folded}
     for cues, rx, bounded, pid in _compiled():
@@ -452,7 +453,7 @@ def _scan(text: str, depth: int) -> list[Finding]:
             _add(findings, seen, "html_comment_injection", lines(pos), "<!--" + body)
         elif intent_scan.addresses_agent(body):
             _add(findings, seen, "hidden_markup.agent_comment", lines(pos), "<!--" + body)
-    plain = fold_characters(text).lower()
+    plain = characters.lower()
     plain_lines = _Lines(plain)
     phrase_lines = {line for _pid, line in seen}  # a line the phrase rules flagged needs no second name
     for pid, start, excerpt in intent_scan.intent_matches(plain):
