@@ -11,13 +11,14 @@ import os
 import stat
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hermes_core.text.scanning import Finding, blocked_notice, pattern_ids, scan_text
 
-from . import front_matter
+from . import front_matter, passages
 
 MAX_READ_BYTES = 4 * 1024 * 1024  # larger files are not project instructions
 CACHE_SIZE = 32
@@ -100,17 +101,36 @@ def truncate(text: str, name: str, path: Path, max_chars: int) -> tuple[str, dic
     return text[:head] + marker + text[len(text) - tail :], finding
 
 
-def guarded(text: str, name: str, path: Path, max_chars: int) -> tuple[str, list[dict[str, Any]]]:
-    """Scan, then truncate (seed 3.2/3.3): a hit replaces the whole text with the BLOCKED notice."""
-    hits: list[Finding] = scan_text(text)
-    if hits:
+def guarded(text: str, name: str, path: Path, max_chars: int,
+            scan: Callable[[str, str], list[Finding]] | None = None) -> tuple[str, list[dict[str, Any]]]:
+    """Scan, withhold the flagged passages, then truncate.
+
+    Each passage (paragraph, list item, code block, HTML element) that holds a finding is
+    replaced by a ``[BLOCKED: rule ...]`` notice and the rest loads; when the flagged
+    passages cover most of the file, the whole file is replaced by the seed's notice.
+    ``scan(text, source)`` is every registered detector (the prompt plugin passes the
+    host's); without one, the built-in rules alone.
+    """
+    hits: list[Finding] = scan(text, str(path)) if scan else scan_text(text)
+    if not hits:
+        text, cut = truncate(text, name, path, max_chars)
+        return text, [cut] if cut else []
+    partial = passages.withhold(text, name, hits)
+    if partial is None:
         notice = blocked_notice(name, hits)
         return notice, [{
-            "kind": "blocked", "path": str(path), "reason": notice,
+            "kind": "blocked", "scope": "file", "path": str(path), "reason": notice,
             "pattern_ids": pattern_ids(hits), "findings": [h.to_dict() for h in hits],
         }]
+    text, withheld = partial
+    spans = ", ".join(f"{p.first}-{p.last}" if p.first != p.last else str(p.first) for p, _hits in withheld)
+    reason = (f"withheld {len(withheld)} passage(s) of {name} (lines {spans}) as potential prompt injection; "
+              "the rest of the file is loaded")
+    finding = {"kind": "blocked", "scope": "passages", "path": str(path), "reason": reason,
+               "pattern_ids": pattern_ids(hits), "findings": [h.to_dict() for h in hits],
+               "withheld_lines": [[p.first, p.last] for p, _hits in withheld]}
     text, cut = truncate(text, name, path, max_chars)
-    return text, [cut] if cut else []
+    return text, [finding, cut] if cut else [finding]
 
 
 _cache: OrderedDict[tuple[Any, ...], tuple[str, list[dict[str, Any]]]] = OrderedDict()

@@ -21,8 +21,9 @@ DEFAULT_AGENT_IDENTITY = (
 def identity_section(home: Path, max_chars: int) -> PromptSection:
     """SOUL.md after scanning and truncation, else the default identity.
 
-    A blocked SOUL.md keeps the default identity and appends the BLOCKED notice, so the
-    agent still knows who it is and the user can see why their persona did not load.
+    A flagged passage is withheld in place (the rest of the persona loads, with a notice
+    naming what was withheld); a SOUL.md blocked whole keeps the default identity and
+    appends the BLOCKED notice, so the agent still knows who it is and the user sees why.
     """
     path = home / "SOUL.md"
     if not path.exists():
@@ -34,7 +35,7 @@ def identity_section(home: Path, max_chars: int) -> PromptSection:
     text, findings = loaded
     if not text:
         return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default")
-    if any(f["kind"] == "blocked" for f in findings):
+    if any(f["kind"] == "blocked" and f.get("scope", "file") == "file" for f in findings):
         return PromptSection("identity", f"{DEFAULT_AGENT_IDENTITY}\n\n{text}", order=ORDER, source=str(path),
                              findings=findings)
     return PromptSection("identity", text, order=ORDER, source=str(path), findings=findings)
