@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from hermes_core.text.scanning import Finding, blocked_notice, pattern_ids, scan_text
 
@@ -101,6 +101,17 @@ def truncate(text: str, name: str, path: Path, max_chars: int) -> tuple[str, dic
     return text[:head] + marker + text[len(text) - tail :], finding
 
 
+class Scanner(Protocol):
+    """Every registered detector (:class:`hermes_core.text.detectors.HostScanner`)."""
+
+    @property
+    def key(self) -> tuple[Any, ...]: ...
+
+    def __call__(self, text: str, source: str) -> list[Finding]: ...
+
+    def is_trusted(self, text: str) -> bool: ...
+
+
 def guarded(text: str, name: str, path: Path, max_chars: int,
             scan: Callable[[str, str], list[Finding]] | None = None) -> tuple[str, list[dict[str, Any]]]:
     """Scan, withhold the flagged passages, then truncate.
@@ -138,10 +149,11 @@ _cache_lock = threading.Lock()
 
 
 def load_guarded(
-    path: Path, name: str, max_chars: int, *, strip_header: bool
+    path: Path, name: str, max_chars: int, *, strip_header: bool, scan: Scanner | None = None
 ) -> tuple[str, list[dict[str, Any]]] | Skip:
     """Read, strip front matter (``strip_header``), scan and cap a file; remembered per
-    (path, inode, mtime, size, cap).
+    (path, inode, mtime, size, cap, detectors). A file trusted by content hash
+    (``hermes-core scan --trust``) is not scanned.
 
     The prompt is rebuilt after every compaction; scanning a large context file again
     each time would cost tens of milliseconds for the same answer. Files that could not
@@ -151,7 +163,8 @@ def load_guarded(
         st = path.stat()
     except OSError as exc:
         return Skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
-    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size, name, max_chars, strip_header)
+    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size, name, max_chars, strip_header,
+           scan.key if scan is not None else None)
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:
@@ -160,7 +173,13 @@ def load_guarded(
     loaded = read_text(path)
     if isinstance(loaded, Skip):
         return loaded
-    text, findings = guarded((strip_front_matter(loaded) if strip_header else loaded).strip(), name, path, max_chars)
+    if scan is not None and scan.is_trusted(loaded):
+        text, cut = truncate((strip_front_matter(loaded) if strip_header else loaded).strip(), name, path, max_chars)
+        findings: list[dict[str, Any]] = [{"kind": "info", "path": str(path), "reason": "trusted by content hash: "
+                                           "not scanned"}, *([cut] if cut else [])]
+    else:
+        text, findings = guarded((strip_front_matter(loaded) if strip_header else loaded).strip(), name, path,
+                                 max_chars, scan)
     with _cache_lock:
         _cache[key] = (text, findings)
         while len(_cache) > CACHE_SIZE:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hermes_core.records import PromptSection
 
-from .files import Skip, load_guarded
+from .files import Scanner, Skip, load_guarded
 
 ORDER = 100
 DEFAULT_AGENT_IDENTITY = (
@@ -18,7 +18,7 @@ DEFAULT_AGENT_IDENTITY = (
 )
 
 
-def identity_section(home: Path, max_chars: int) -> PromptSection:
+def identity_section(home: Path, max_chars: int, scan: Scanner | None = None) -> PromptSection:
     """SOUL.md after scanning and truncation, else the default identity.
 
     A flagged passage is withheld in place (the rest of the persona loads, with a notice
@@ -28,7 +28,7 @@ def identity_section(home: Path, max_chars: int) -> PromptSection:
     path = home / "SOUL.md"
     if not path.exists():
         return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default")
-    loaded = load_guarded(path, "SOUL.md", max_chars, strip_header=False)
+    loaded = load_guarded(path, "SOUL.md", max_chars, strip_header=False, scan=scan)
     if isinstance(loaded, Skip):
         return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default",
                              findings=[loaded.finding()])
