@@ -83,7 +83,7 @@ class HostScanner:
             if digest not in _logged and len(_logged) < _MAX_LOGGED:
                 _logged.add(digest)
                 log.warning("%s: potential prompt injection (%s), lines %s", source, ", ".join(pattern_ids(findings)),
-                            ", ".join(str(f.line) for f in findings[:10]))
+                            ", ".join(str(n) for n in sorted({f.line for f in findings})[:10]))
         return findings
 
     def is_trusted(self, text: str) -> bool:
