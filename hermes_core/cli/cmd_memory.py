@@ -7,8 +7,8 @@ Edits go through the same tool call the model makes, so the CLI enforces the sam
 from __future__ import annotations
 
 import argparse
-import unicodedata
 import json
+import unicodedata
 from typing import Any
 
 from hermes_core.cli.output import CommandError, emit_json

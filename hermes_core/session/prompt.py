@@ -15,7 +15,6 @@ input.
 from __future__ import annotations
 
 import dataclasses
-
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 

@@ -82,7 +82,7 @@ class HostScanner:
             digest = trust.digest(text)
             if digest not in _logged and len(_logged) < _MAX_LOGGED:
                 _logged.add(digest)
-                log.warning("%s: potential prompt injection (%s), lines %s", source, ", ".join(pattern_ids(findings)),
+                log.info("%s: potential prompt injection (%s), lines %s", source, ", ".join(pattern_ids(findings)),
                             ", ".join(str(n) for n in sorted({f.line for f in findings})[:10]))
         return findings
 

@@ -99,7 +99,7 @@ def test_findings_are_logged_once_per_file_content(make_host, project: Path, cap
 
     host = make_host(plugins=[KeywordDetector()])
     (project / "AGENTS.md").write_text("# Log test\n\nUse tabs.\n\nPineapple on line five.\n", encoding="utf-8")
-    with caplog.at_level(logging.WARNING, logger="hermes_core.scanning"):
+    with caplog.at_level(logging.INFO, logger="hermes_core.scanning"):
         for _ in range(3):
             files._cache.clear()  # even when the file is scanned again
             build_system_prompt(host, ctx_for(host, project))
