@@ -25,9 +25,9 @@ MAX_DECODED = 1_000_000
 _MIN_PRINTABLE = 0.9
 
 _BASE64_RX = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
-_HEX_RX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){10,}(?![0-9A-Fa-f])")
-_ESCAPED_HEX_RX = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){8,}")
-_URL_RX = re.compile(r"(?:%[0-9A-Fa-f]{2}){6,}(?:[^%\s]{0,3}(?:%[0-9A-Fa-f]{2})+)*")
+_HEX_RX = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{20,}(?![0-9A-Fa-f])")  # even length checked on decode
+_ESCAPED_HEX_RX = re.compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){7,}")  # literal start: fast search
+_URL_RX = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}){5,}(?:[^%\s]{0,3}(?:%[0-9A-Fa-f]{2})+)*")
 _ROT13_RX = re.compile(r"\brot-?\s?13\b")
 
 
@@ -45,8 +45,8 @@ def _text(data: bytes) -> str | None:
 
 
 def _b64(run: str) -> str | None:
-    if not any(c.isdigit() or c in "+/=" for c in run) and run.isalpha() and (run.islower() or run.isupper()):
-        return None  # a long word or identifier, not base64
+    if run.islower() or run.isupper() or run.isalpha() or run.isdigit():
+        return None  # a long word, identifier or number, not base64 (which mixes cases and digits)
     try:
         return _text(base64.b64decode(run + "=" * (-len(run) % 4), validate=True))
     except (binascii.Error, ValueError):
@@ -54,6 +54,8 @@ def _b64(run: str) -> str | None:
 
 
 def _hex(run: str) -> str | None:
+    if len(run.replace("\\x", "")) % 2:
+        return None
     try:
         return _text(bytes.fromhex(run.replace("\\x", "")))
     except ValueError:

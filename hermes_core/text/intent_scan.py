@@ -1,8 +1,9 @@
 """Running the intent rules (:mod:`hermes_core.text.intent`) over folded text, in linear time.
 
-Two tricks keep 1 MB of adversarial text under a second. A regex rule is split at its
-top-level ``|`` and a leading ``\\b`` is checked in Python (the regex engine skips ahead
-fast only when a pattern starts with a literal). A pair rule finds its verbs and its
+Three tricks bound the work on large adversarial text. A regex rule is expanded into
+alternatives that start with a literal, a leading ``\\b`` checked in Python (the regex engine
+skips ahead fast only when a pattern starts with a literal). An alternative runs only when
+its literal prefix occurs in the text, which one pass over the text's words answers. A pair rule finds its verbs and its
 objects in two separate passes and joins them with two pointers, so the window costs
 nothing per character.
 """
@@ -22,17 +23,122 @@ _AGENT_ADDRESS_RX = re.compile(
     r"\b(?:ai|agents?|assistant|llm|claude|copilot|model|gpt)\b\s*[:,]|\b(?:quietly|secretly|silently)\b"
 )
 
-_Compiled = tuple[tuple[re.Pattern[str], bool], ...]
+_Compiled = tuple[tuple[re.Pattern[str], bool, str], ...]  # regex, leading \\b, literal prefix
+
+
+def _closing(pattern: str, open_at: int) -> int:
+    """Index of the ``)`` matching the ``(`` at ``open_at``, or -1."""
+    depth, i, in_class = 0, open_at, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def expand(pattern: str, limit: int = 64) -> list[tuple[str, bool]]:
+    """``pattern`` as alternatives that each start with a literal where possible, and whether
+    each began with ``\\b`` (checked in Python, see :func:`_starts_word`).
+
+    ``\\b(?:ignore|forget)\\s+x|y`` becomes ``ignore\\s+x``, ``forget\\s+x`` and ``y``: the
+    regex engine searches for a leading literal at memchr speed, while a leading group or
+    ``\\b`` makes it try every position. A group followed by a quantifier is left alone.
+    """
+    from hermes_core.text.scanning import _alternatives
+
+    out: list[tuple[str, bool]] = []
+    for alt in _alternatives(pattern):
+        bounded = alt.startswith("\\b")
+        body = alt[2:] if bounded else alt
+        if body.startswith("(?:"):
+            close = _closing(body, 0)
+            rest = body[close + 1 :] if close > 0 else ""
+            inner = _alternatives(body[3:close]) if close > 0 else []
+            if close > 0 and rest[:1] not in ("?", "*", "+", "{") and 1 < len(inner) <= limit:
+                for part in inner:
+                    out.extend((sub, bounded or sub_bounded) for sub, sub_bounded in expand(part + rest, limit))
+                continue
+        out.append((body, bounded))
+    return out
+
+
+_LITERAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789 -_:/~<>!@#%&=,;'\"`")
+
+
+def literal_prefix(rx: str) -> str:
+    """The characters every match of ``rx`` starts with ("" when it starts with a class or group)."""
+    out: list[str] = []
+    i = 0
+    while i < len(rx):
+        ch = rx[i]
+        if ch == "\\" and i + 1 < len(rx) and not rx[i + 1].isalnum():
+            ch, step = rx[i + 1], 2
+        elif ch in _LITERAL_CHARS or (not ch.isascii() and ch.isalpha()):
+            step = 1
+        else:
+            break
+        if rx[i + step : i + step + 1] in ("?", "*") or rx[i + step : i + step + 1] == "{":
+            break  # optional: not part of every match
+        out.append(ch)
+        i += step
+        if rx[i : i + 1] == "+":
+            break
+    return "".join(out)
+
+
+class _Gate:
+    """Whether a literal prefix can occur in the text: ASCII words by binary search over the
+    text's distinct words (one regex pass), anything else by substring search (cached)."""
+
+    _WORD_RX = re.compile(r"[a-z]+")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.words = sorted(set(self._WORD_RX.findall(text)))
+        self.known: dict[str, bool] = {}
+        self.cues: dict[str, bool] = {}
+
+    def any(self, cues: tuple[str, ...]) -> bool:
+        """Any of a rule's cue substrings in the text (each distinct cue searched once)."""
+        known = self.cues
+        for cue in cues:
+            found = known.get(cue)
+            if found is None:
+                found = known[cue] = cue in self.text
+            if found:
+                return True
+        return False
+
+    def __call__(self, prefix: str) -> bool:
+        if not prefix:
+            return True
+        found = self.known.get(prefix)
+        if found is None:
+            head = self._WORD_RX.match(prefix)
+            if (head and head.end() == len(prefix)) or (head and prefix[head.end()] in " -_:/."):
+                word = head.group(0)
+                i = bisect.bisect_left(self.words, word)
+                found = i < len(self.words) and self.words[i].startswith(word)
+            else:
+                found = prefix in self.text
+            self.known[prefix] = found
+        return found
 
 
 def _split(pattern: str) -> _Compiled:
-    from hermes_core.text.scanning import _alternatives
-
-    out = []
-    for alt in _alternatives(pattern):
-        bounded = alt.startswith("\\b")
-        out.append((re.compile(alt[2:] if bounded else alt, re.MULTILINE), bounded))
-    return tuple(out)
+    return tuple((re.compile(rx, re.MULTILINE), bounded, literal_prefix(rx)) for rx, bounded in expand(pattern))
 
 
 @functools.cache
@@ -50,8 +156,10 @@ def _starts_word(text: str, pos: int) -> bool:
     return pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")
 
 
-def _finditer(text: str, parts: _Compiled) -> Iterator[re.Match[str]]:
-    for rx, bounded in parts:
+def _finditer(text: str, parts: _Compiled, gate: _Gate | None = None) -> Iterator[re.Match[str]]:
+    for rx, bounded, prefix in parts:
+        if gate is not None and not gate(prefix):
+            continue
         for m in rx.finditer(text):
             if not bounded or _starts_word(text, m.start()):
                 yield m
@@ -61,12 +169,13 @@ def _excerpt(text: str, start: int, end: int) -> str:
     return text[start : min(end, start + 120)]
 
 
-def _pairs(text: str, rule: IntentRule, verbs: _Compiled, objects: _Compiled) -> Iterator[tuple[int, int]]:
+def _pairs(text: str, rule: IntentRule, verbs: _Compiled, objects: _Compiled,
+           gate: _Gate) -> Iterator[tuple[int, int]]:
     """(start, end) of verb ... object (or object ... verb) within the window, on one line."""
-    vs = sorted((m.start(), m.end()) for m in _finditer(text, verbs))
+    vs = sorted((m.start(), m.end()) for m in _finditer(text, verbs, gate))
     if not vs:
         return
-    os_ = sorted((m.start(), m.end()) for m in _finditer(text, objects))
+    os_ = sorted((m.start(), m.end()) for m in _finditer(text, objects, gate))
     starts = [s for s, _e in os_]
     for v_start, v_end in vs:
         i = bisect.bisect_left(starts, v_end)
@@ -82,46 +191,29 @@ def _pairs(text: str, rule: IntentRule, verbs: _Compiled, objects: _Compiled) ->
 
 def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
     """(rule id, offset, excerpt) for each intent-rule match and each scored persona signal."""
-    has = _CueCache(text)
+    gate = _Gate(text)
     for rule, cues, verbs, objects in _compiled():
-        if not has.any(cues):
+        if not gate.any(cues):
             continue
-        spans = _pairs(text, rule, verbs, objects) if objects else ((m.start(), m.end())
-                                                                    for m in _finditer(text, verbs))
+        spans = _pairs(text, rule, verbs, objects, gate) if objects else ((m.start(), m.end())
+                                                                          for m in _finditer(text, verbs, gate))
         for start, end in spans:
             if rule.negatable and context.negated(text, start):
                 continue
             if context.is_discussion(text, start, end):
                 continue
             yield rule.rule_id, start, _excerpt(text, start, end)
-    yield from _persona_matches(text, has)
+    yield from _persona_matches(text, gate)
 
 
-class _CueCache:
-    """Which cue substrings occur in the text; each distinct cue is searched at most once."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.known: dict[str, bool] = {}
-
-    def any(self, cues: tuple[str, ...]) -> bool:
-        for cue in cues:
-            found = self.known.get(cue)
-            if found is None:
-                found = self.known[cue] = cue in self.text
-            if found:
-                return True
-        return False
-
-
-def _persona_matches(text: str, has: _CueCache) -> Iterator[tuple[str, int, str]]:
+def _persona_matches(text: str, gate: _Gate) -> Iterator[tuple[str, int, str]]:
     """Signals of a jailbreak persona that have a different signal within PERSONA_SPAN chars."""
     hits: list[tuple[int, int, str]] = []
     for cues, parts, name in _signals():
-        if not has.any(cues):
+        if not gate.any(cues):
             continue
         count = 0
-        for m in _finditer(text, parts):
+        for m in _finditer(text, parts, gate):
             if context.is_discussion(text, m.start(), m.end(), quotes=False) or (
                     name == "persona" and context.negated(text, m.start())):
                 continue
