@@ -9,7 +9,7 @@ conversation turns, or hide text in markup.
 
 Each rule is ``(family, rule id, regex)`` where the regex is ``VERB [^\\n]{0,N}? OBJECT``
 (or the reverse), so the window is bounded and no rule can backtrack past one line. Rules
-run on the folded, lower-cased text and only when one of their cue substrings is present.
+run on the folded, lower-cased text; each alternative only when its leading literal occurs.
 A match preceded by a negation ("never paste your API key") is dropped for rules marked
 ``negatable``; a match inside quotes or backticks on a line that talks *about* attacks
 ("payloads such as \\"ignore previous instructions\\"") is dropped by the scanner for every
@@ -63,7 +63,7 @@ _AGENT_WORDS = r"(?:\b(?:ai|agents?|assistant|llm|model|gpt|claude|copilot|bot)\
 class IntentRule:
     family: str
     rule_id: str
-    cues: str  # "|"-separated substrings; the regex runs only when one occurs
+    cues: str  # "|"-separated words the rule is about, for readers; the engine gates on literal prefixes
     regex: str  # for a pair rule: the verb class
     negatable: bool = True
     objects: str = ""  # a pair rule: the object class, matched separately
@@ -102,6 +102,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"|\bnew\s+priority\s*:|\byour\s+only\s+task\s+(?:now\s+)?is\b"
        r"|\bobey\s+(?:only\s+)?(?:this\s+(?:file|readme|comment|page)|these\s+orders|mine|me)\b"
        r"|\bfollow\s+mine\b|\bobey\s+the\s+directives\s+in\b"),
+    _r("instruction_override", "abrupt_switch", "stop everything|never mind|nevermind|new task|instead",
+       r"\b(?:stop\s+everything|never\s?mind(?:\s+(?:that|the\s+above|what\s+i\s+said))?|new\s+task\s*:|"
+       r"forget\s+(?:that|this|what\s+i\s+said))\b[^\n]{0,80}?\b(?:just|only|instead)\s+(?:say|print|output|write|"
+       r"respond\s+with|reply\s+with|repeat)\b"
+       r"|\binstead\s*,?\s+(?:just\s+)?(?:say|print|output)\s+[\"']"),
     _r("instruction_override", "machine_reader", "automated|screening|analysis software",
        r"\b(?:note|message|instructions?|attention|profile)\s+(?:\w+\s+)?(?:to|for)\s+(?:the\s+)?(?:automated|screening|"
        r"analysis)\s+(?:analysis\s+|screening\s+)?(?:software|systems?|tools?|screeners?)\b"),
@@ -193,6 +198,18 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"directives)|\bthe\s+(?:original|initial|starting|hidden|secret)\s+(?:instructions|prompt|directives)|\binstructions\s+you\s+(?:were|have\s+been)\s+given|\btext\s+you\s+were\s+given|"
        r"\btext\s+that\s+came\s+before|\bwhat\s+you\s+were\s+told|\byour\s+(?:prompt|instructions)\b|"
        r"\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b)"),
+    _r("prompt_leak", "hidden_context", "beginning|start|prompt|instruct|programmed|configured|verbatim|word for word",
+       r"\b(?:instructions|text|message|prompt|words)\s+(?:\w+\s+){0,2}?(?:at|from)\s+the\s+(?:very\s+)?(?:beginning|start)"
+       r"\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|context)"
+       r"|\b(?:pre-?prompt|meta-?prompt|system-level\s+instructions|hidden\s+prompt|secret\s+instructions|"
+       r"initial\s+prompt|developer\s+(?:message|instructions))\b"
+       r"|\b(?:what|how)\s+(?:were|was|have)\s+you\s+(?:been\s+)?(?:programmed|configured|set\s+up|instructed|told)\b"
+       r"|\byour\s+(?:guidelines|rules|directives|instructions|prompt)\s+(?:verbatim|word\s+for\s+word|in\s+full)\b"
+       r"|\b(?:repeat|print|output|show|copy)\s+everything\s+(?:above|before|in\s+(?:the|your)\s+(?:system\s+)?prompt)"
+       r"|\bfirst\s+(?:\w+\s+)?(?:lines?|sentences?|words|paragraph)\s+of\s+(?:your|the)\s+(?:system\s+)?"
+       r"(?:prompt|instructions)"
+       r"|\b(?:base64|rot-?13|hex|reverse|translate|encode)\w*\b[^\n]{0,30}?\b(?:your|the)\s+(?:system\s+)?"
+       r"(?:instructions|prompt|rules|guidelines)\b"),
     _r("prompt_leak", "complete_sentence", "instructed|programmed|told to",
        r"\b(?:complete|continue|finish)\s+(?:this|the)\s+sentence\b[^\n]{0,20}?\bi\s+(?:was|am|have\s+been)\s+"
        r"(?:instructed|told|programmed)"),
@@ -278,6 +295,9 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        negatable=False),
     _r("tool_use_coercion", "shell_substitution", "$(|@{[|kernel.exec",
        r"\$\(\s*(?:touch|rm|id|whoami|uname|nc)\s[^)\n]{0,80}\)|@\{\[\s*system\b|\bkernel\.exec\b", negatable=False),
+    _r("tool_use_coercion", "code_exec_primitive", "system|exec|eval|popen|spawn",
+       r"\b(?:system|exec|popen|spawn|shell_exec|passthru)\s*\(\s*[\"'](?:ls|rm|cat|touch|curl|wget|id|whoami|nc|sh|"
+       r"bash|chmod|uname)\b|\beval\s*\(\s*[\"'](?:puts|print|system|exec|require|import|__import__|os\.)"),
     _r("tool_use_coercion", "destructive", "rm -|chmod",
        r"\brm\s+-(?:rf|fr|r)\s+(?:~|/|\$home)(?:\s|/\*?|$|[\w.-]*/?\s)|\bchmod\s+-r\s+777\s+/(?:\s|$)"),
     # -- fake conversation turns ------------------------------------------------------------------
@@ -352,6 +372,17 @@ PERSONA_SIGNALS: tuple[tuple[str, str, str], ...] = (
     ("forbidden_phrases", "sorry|apolog|as an ai|language model",
      r"\b(?:never|not|none\s+of|don't|do\s+not|won't)\b[^\n]{0,60}?\b(?:contain|include|say|use|respond\s+with)\w*"
      r"[^\n]{0,12}?[\"'](?:i'm\s+sorry|i\s+apologi|as\s+an\s+ai|i\s+cannot)"),
+    ("any_request", "any|every|all|comply",
+     r"\b(?:answer|respond\s+to|fulfil+|complete|comply\s+with)\s+(?:any|every|all)\s+(?:\w+\s+)?(?:questions?|requests?|"
+     r"prompts?|commands?|orders?)\b"),
+    ("harmful_content", "illegal|harmful|explicit|nsfw|offensive|unethical|immoral",
+     r"\b(?:illegal|harmful|explicit|nsfw|offensive|unethical|immoral)\s+(?:content|requests?|activities|things|"
+     r"questions|behaviou?r|material)\b"),
+    ("no_care", "care",
+     r"\b(?:doesn't|does\s+not|don't|do\s+not|never|won't)\s+care\s+about\s+(?:\w+\s+){0,2}?(?:ethics|morals?|"
+     r"morality|laws?|legality|rules|safety|consequences|guidelines)\b"),
+    ("named_persona", "named|called",
+     r"\b(?:character|persona|ai|chatbot|model|assistant|bot)\s+(?:named|called)\b"),
     ("ignore_prior", "ignore prior|forget everything",
      r"\[ignore\s+prior\s+inputs?\]|\bforget\s+everything\s+(?:from\s+)?before\b"),
 )

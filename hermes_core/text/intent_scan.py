@@ -108,18 +108,6 @@ class _Gate:
         self.text = text
         self.words = sorted(set(self._WORD_RX.findall(text)))
         self.known: dict[str, bool] = {}
-        self.cues: dict[str, bool] = {}
-
-    def any(self, cues: tuple[str, ...]) -> bool:
-        """Any of a rule's cue substrings in the text (each distinct cue searched once)."""
-        known = self.cues
-        for cue in cues:
-            found = known.get(cue)
-            if found is None:
-                found = known[cue] = cue in self.text
-            if found:
-                return True
-        return False
 
     def __call__(self, prefix: str) -> bool:
         if not prefix:
@@ -192,9 +180,7 @@ def _pairs(text: str, rule: IntentRule, verbs: _Compiled, objects: _Compiled,
 def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
     """(rule id, offset, excerpt) for each intent-rule match and each scored persona signal."""
     gate = _Gate(text)
-    for rule, cues, verbs, objects in _compiled():
-        if not gate.any(cues):
-            continue
+    for rule, _cues, verbs, objects in _compiled():  # the literal-prefix gates are exact; cues would miss
         spans = _pairs(text, rule, verbs, objects, gate) if objects else ((m.start(), m.end())
                                                                           for m in _finditer(text, verbs, gate))
         for start, end in spans:
@@ -209,9 +195,7 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
 def _persona_matches(text: str, gate: _Gate) -> Iterator[tuple[str, int, str]]:
     """Signals of a jailbreak persona that have a different signal within PERSONA_SPAN chars."""
     hits: list[tuple[int, int, str]] = []
-    for cues, parts, name in _signals():
-        if not gate.any(cues):
-            continue
+    for _cues, parts, name in _signals():
         count = 0
         for m in _finditer(text, parts, gate):
             if context.is_discussion(text, m.start(), m.end(), quotes=False) or (
