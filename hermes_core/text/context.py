@@ -20,7 +20,8 @@ import re
 _META_RX = re.compile(
     r"\b(?:attacks?|attackers?|injections?|injected|inject|malicious|payloads?|jailbreaks?|examples?|e\.g\.|such\s+as|"
     r"like|detects?|detected|flags?|blocks?|rejects?|refuses?|filters?|scanner|scans?|tests?|assert\w*|known|"
-    r"phrases?|red-team|samples?|fixtures?|threats?|beware|warning|strings?|expected|parametrize|contains?)\b"
+    r"phrases?|red-team|samples?|fixtures?|threats?|beware|warning|strings?|expected|parametrize|contains?|"
+    r"patterns?|says|said|asks?|asked|claims?|inserts?|exploits?|declines?|suspicious|log\s+(?:it|them|these))\b"
 )
 _SENTENCE_META_RX = re.compile(
     r"\b(?:attackers?|malicious|adversar\w*|threat\s+(?:actor|model)|red[\s-]team\w*|known\s+(?:attacks|jailbreaks|"
@@ -31,8 +32,9 @@ _NEGATION_RX = re.compile(
     r"(?:\b(?:never|not|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|won't|"
     r"refuse\s+to|avoid|no\s+one\s+should)\s+(?:ever\s+)?(?:[\w'-]+\s+){0,1})$"
 )
+_PHRASE_LINE_RX = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])?\s*[\"'`][^\"'`]*[\"'`]\s*[.,;]?\s*$")
 _QUOTES = '"`'
-_PREVIOUS_CHARS = 200
+_PREVIOUS_CHARS = 400  # a list of quoted attack phrases under a heading that names them
 
 
 def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -57,11 +59,12 @@ def quoted(text: str, start: int, end: int) -> bool:
 def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
     """The match is quoted in a line about attacks/examples/tests, or its sentence discusses attacks.
 
-    ``quotes=False`` skips the first test: jailbreak personas quote their own catch phrases.
+    ``quotes=False`` narrows the first test to a line that is nothing but a quoted phrase (a
+    list of phrases to watch for): jailbreak personas quote their own catch phrases in prose.
     """
     lo, hi = _line_bounds(text, start, end)
     line = text[lo:hi]
-    if quotes and quoted(text, start, end):
+    if quoted(text, start, end) and (quotes or _PHRASE_LINE_RX.match(line)):
         context = text[max(0, lo - _PREVIOUS_CHARS) : lo] + line[: start - lo] + line[end - lo :]
         if _META_RX.search(context):
             return True
@@ -77,7 +80,7 @@ def negated(text: str, start: int) -> bool:
 
 _BEARER_RX = re.compile(
     r"(?:authorization\s*:\s*(?:bearer|token|basic)?|bearer|token|x-api-key\s*:|api-key\s*:|private-token\s*:|"
-    r"api_key\s*=|--user)\s*[\"']?\s*$"
+    r"api_key\s*=|--user)\s*[\"'`]?\s*(?:\$\{)?\s*$"
 )
 _SECRET_REF_RX = re.compile(
     r"\$\{?\w*(?:key|token|secret|password|passwd|credentials?|api)\w*|process\.env\.\w+|os\.environ\[[^\]]{0,40}\]")

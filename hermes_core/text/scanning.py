@@ -226,6 +226,9 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("memory_poisoning", "store this", r"\bstore\s+this\s+instruction\b"),
 )
 
+# Rules whose attack is itself a negation ("do not tell the user") or already contains one.
+_NOT_NEGATABLE = frozenset({"deception_hide", "bypass_restrictions"})
+
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((rx, pid) for pid, _cues, rx in THREAT_RULES)
 """(regex, pattern id) pairs, for tools that list what the scanner looks for."""
 
@@ -446,6 +449,8 @@ def _scan(text: str, depth: int) -> list[Finding]:
                     continue
                 if context.is_discussion(folded, m.start(), m.end()) or context.is_own_credential(folded, m, pid):
                     continue
+                if pid not in _NOT_NEGATABLE and context.negated(folded, m.start()):
+                    continue  # "never reveal your system prompt" forbids the attack
                 _add(findings, seen, pid, lines(m.start()), m.group(0))
     for pos, body in _comments(folded):
         # The seed's rule (a keyword inside a comment), and a long hidden comment giving orders.
