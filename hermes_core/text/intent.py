@@ -159,12 +159,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\bapi\s+keys?\b|\bsecrets\b|\bpasswords\b|\bcredentials\b|\bthis\s+thread\b|\bcontenu\s+du\s+fichier\s+\.env)"
        rf"[^\n]{{0,60}}?{_DESTINATION}"),
     # -- credential access -----------------------------------------------------------------------
-    _r("credential_access", "read_secret_file", "ssh|id_|aws|netrc|pgpass|credentials|kube|docker|hosts.yml|"
-       "shadow|passwd|keychain|history|.env|private key",
-       rf"{_SHOW}[^\n>]{{0,50}}?(?<!to\s`)(?<!to\s){_SECRET_PATHS}"),
-    _r("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
-       rf"{_SHOW}[^\n]{{0,40}}?(?:the\s+value\s+of\s+)?{_SECRET_VALUES}"
-       r"(?![^\n]{0,30}\b(?:prefix|name|names|placeholder|format|length)\b)"),
+    _pair("credential_access", "read_secret_file", "ssh|id_|aws|netrc|pgpass|credentials|kube|docker|hosts.yml|"
+          "shadow|passwd|keychain|history|.env|private key", _SHOW,
+          rf"(?<!to\s`)(?<!to\s)(?<!>\s)(?<!>){_SECRET_PATHS}", 50),
+    _pair("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
+          _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)", 55),
     _r("credential_access", "search_secrets", "grep|find|search|rg ",
        r"\b(?:grep|rg|find|search)\b[^\n]{0,30}?\b(?:password|passwd|secret|token|api_key)\b[^\n]{0,40}?"
        r"(?:~/|\$home|/etc/|/home/)"),
@@ -190,14 +189,16 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"|\b(?:create|install|add|register|write)\w*\b[^\n]{0,30}?(?:systemd|launchd|launch\s+agent|autostart|"
        r"startup\s+item|rc\.local)[^\n]{0,60}?(?:/tmp/|\bhidden\b|\bat\s+(?:login|boot|startup)|curl|https?:)"),
     # -- prompt leak -------------------------------------------------------------------------------
-    _r("prompt_leak", "show_prompt", "prompt|instruction|told|system message|text",
-       r"\b(?:paste|print|show|output|reveal|repeat|quote|write|dump|display|summari[sz]e|translate|tell\s+me|"
-       r"give\s+me|copy|spell|encode|rot13|see|what)\b[^\n]{0,50}?(?:\bsystem\s+(?:prompt|message|instructions)|"
-       r"\bhidden\s+instructions|\b(?:initial|starting|startup|configuration)\s+(?:instructions|prompt)|"
-       r"\byour\s+(?:original|initial|starting|first|hidden|secret|full|exact|entire|whole)\s+(?:instructions|prompt|"
-       r"directives)|\bthe\s+(?:original|initial|starting|hidden|secret)\s+(?:instructions|prompt|directives)|\binstructions\s+you\s+(?:were|have\s+been)\s+given|\btext\s+you\s+were\s+given|"
-       r"\btext\s+that\s+came\s+before|\bwhat\s+you\s+were\s+told|\byour\s+(?:prompt|instructions)\b|"
-       r"\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b)"),
+    _pair("prompt_leak", "show_prompt", "prompt|instruction|told|system message|text",
+          r"\b(?:paste|print|show|output|reveal|repeat|quote|write|dump|display|summari[sz]e|translate|tell\s+me|"
+          r"give\s+me|copy|spell|encode|rot13|see|what)\b",
+          r"\bsystem\s+(?:prompt|message|instructions)|\bhidden\s+instructions|"
+          r"\b(?:initial|starting|startup|configuration)\s+(?:instructions|prompt)|"
+          r"\byour\s+(?:original|initial|starting|first|hidden|secret|full|exact|entire|whole)\s+"
+          r"(?:instructions|prompt|directives)|\bthe\s+(?:original|initial|starting|hidden|secret)\s+"
+          r"(?:instructions|prompt|directives)|\binstructions\s+you\s+(?:were|have\s+been)\s+given|"
+          r"\btext\s+you\s+were\s+given|\btext\s+that\s+came\s+before|\bwhat\s+you\s+were\s+told|"
+          r"\byour\s+(?:prompt|instructions)\b|\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b", 55),
     _r("prompt_leak", "hidden_context", "beginning|start|prompt|instruct|programmed|configured|verbatim|word for word",
        r"\b(?:instructions|text|message|prompt|words)\s+(?:\w+\s+){0,2}?(?:at|from)\s+the\s+(?:very\s+)?(?:beginning|start)"
        r"\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|context)"
