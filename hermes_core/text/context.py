@@ -33,14 +33,20 @@ _NEGATION_RX = re.compile(
     r"refuse\s+to|avoid|no\s+one\s+should)\s+(?:ever\s+)?(?:[\w'-]+\s+){0,1})$"
 )
 _PHRASE_LINE_RX = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])?\s*[\"'`][^\"'`]*[\"'`]\s*[.,;]?\s*$")
+_SENTENCE_NEGATION_RX = re.compile(r"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't)\b")
+_SENTENCE_END_RX = re.compile(r"(?<=[\w)\]\"'`])[.!?;]\s")  # not the dots of "curl ... | sh"
 _QUOTES = '"`'
+_WINDOW = 500
 _PREVIOUS_CHARS = 400  # a list of quoted attack phrases under a heading that names them
 
 
 def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    lo = text.rfind("\n", 0, start) + 1
-    hi = text.find("\n", end)
-    return lo, len(text) if hi < 0 else hi
+    """The match's line, cut to :data:`_WINDOW` characters either side: a 1 MB line with
+    thousands of matches must not cost a full scan per match."""
+    floor, ceiling = max(0, start - _WINDOW), min(len(text), end + _WINDOW)
+    lo = text.rfind("\n", floor, start) + 1 or floor
+    hi = text.find("\n", end, ceiling)
+    return lo, ceiling if hi < 0 else hi
 
 
 def quoted(text: str, start: int, end: int) -> bool:
@@ -73,9 +79,15 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
 
 
 def negated(text: str, start: int) -> bool:
-    """A negation right before the match: "never paste your key", "do not ignore the rules"."""
-    lo = text.rfind("\n", 0, start) + 1
-    return bool(_NEGATION_RX.search(text[max(lo, start - 40) : start]))
+    """A negation right before the match ("never paste your key", "do not ignore the rules");
+    for a match that starts with "without", anywhere earlier in its sentence ("do not run it
+    without telling the user" is a safety rule, "run it without telling the user" is not)."""
+    floor = max(0, start - (_WINDOW if text.startswith("without", start) else 40))
+    lo = text.rfind("\n", floor, start) + 1 or floor
+    if text.startswith("without", start):
+        sentence = max([lo, *(m.end() for m in _SENTENCE_END_RX.finditer(text, lo, start))])
+        return bool(_SENTENCE_NEGATION_RX.search(text, sentence, start))
+    return bool(_NEGATION_RX.search(text, max(lo, start - 40), start))
 
 
 _BEARER_RX = re.compile(

@@ -135,9 +135,12 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:hide|conceal|keep\s+(?:this|it|that)(?:\s+\w+)?\s+(?:hidden|secret|quiet)|quietly|silently|secretly|"
        r"covertly)\b[^\n]{0,60}?(?:\bfrom\s+(?:the\s+)?(?:user|developer|owner|operator|human|reviewer|team)|"
        r"\bcommit\s+message|\bsummary|\bchat\s+output|\bthe\s+user)", negatable=False),
-    _r("deception", "no_mention", "not|never|n't|without",
-       r"\b(?:do\s+not|don't|dont|never|without)\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
+    _r("deception", "no_mention", "not|never|n't",
+       r"\b(?:do\s+not|don't|dont|never)\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
        r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|in\s+your\s+summary|anyone)\b", negatable=False),
+    _r("deception", "without_telling", "without",  # negated when its sentence forbids the act: see context.negated
+       r"\bwithout\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
+       r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|anyone)\b"),
     _r("deception", "lie", "lie|say|tell|claim|pretend",
        r"\blie\s+(?:to|and|about)\b|\b(?:say|claim|report)\s+(?:that\s+)?nothing\s+(?:changed|happened)\b"
        r"|\btell\s+the\s+user\b[^\n]{0,40}?\b(?:passed|succeeded|worked)\b[^\n]{0,20}?\beven\s+if\b",

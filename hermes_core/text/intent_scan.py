@@ -183,12 +183,16 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
     for rule, _cues, verbs, objects in _compiled():  # the literal-prefix gates are exact; cues would miss
         spans = _pairs(text, rule, verbs, objects, gate) if objects else ((m.start(), m.end())
                                                                           for m in _finditer(text, verbs, gate))
+        flagged_to = -1  # end of the last match yielded: one per line is enough, and keeps huge lines linear
         for start, end in spans:
+            if flagged_to >= 0 and start >= flagged_to and "\n" not in text[flagged_to:start]:
+                continue
             if rule.negatable and context.negated(text, start):
                 continue
             if context.is_discussion(text, start, end):
                 continue
             yield rule.rule_id, start, _excerpt(text, start, end)
+            flagged_to = end
     yield from _persona_matches(text, gate)
 
 

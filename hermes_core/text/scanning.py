@@ -444,14 +444,19 @@ def _scan(text: str, depth: int) -> list[Finding]:
     present = {cue for cue in _ALL_CUES if cue in folded}
     for cues, rx, bounded, pid in _compiled():
         if not cues.isdisjoint(present):
+            flagged_to = -1  # end of the last match that became a finding: one finding per line is enough
             for m in rx.finditer(folded):
                 if bounded and not _starts_word(folded, m.start()):
+                    continue
+                if flagged_to >= 0 and "\n" not in folded[flagged_to : m.start()]:
+                    flagged_to = m.end()
                     continue
                 if context.is_discussion(folded, m.start(), m.end()) or context.is_own_credential(folded, m, pid):
                     continue
                 if pid not in _NOT_NEGATABLE and context.negated(folded, m.start()):
                     continue  # "never reveal your system prompt" forbids the attack
                 _add(findings, seen, pid, lines(m.start()), m.group(0))
+                flagged_to = m.end()
     for pos, body in _comments(folded):
         # The seed's rule (a keyword inside a comment), and a long hidden comment giving orders.
         if (">" not in body and _COMMENT_KEYWORDS_RX.search(body)) or (len(body) >= 80 and _MODAL_RX.search(body)):
