@@ -135,8 +135,9 @@ def guarded(text: str, name: str, path: Path, max_chars: int,
         }]
     text, withheld = partial
     spans = ", ".join(f"{p.first}-{p.last}" if p.first != p.last else str(p.first) for p, _hits in withheld)
-    reason = (f"withheld {len(withheld)} passage(s) of {name} (lines {spans}) as potential prompt injection; "
-              "the rest of the file is loaded")
+    one = len(withheld) == 1 and withheld[0][0].first == withheld[0][0].last
+    reason = (f"withheld {len(withheld)} passage(s) of {name} ({'line' if one else 'lines'} {spans}) as potential "
+              "prompt injection; the rest of the file is loaded")
     finding = {"kind": "blocked", "scope": "passages", "path": str(path), "reason": reason,
                "pattern_ids": pattern_ids(hits), "findings": [h.to_dict() for h in hits],
                "withheld_lines": [[p.first, p.last] for p, _hits in withheld]}
