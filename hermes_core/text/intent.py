@@ -37,12 +37,15 @@ _SECRET_PATHS = (r"(?:~/\.ssh(?!/(?:authorized_keys|known_hosts|config)\b)|"
                  r"\.git-credentials|\.kube/config|\.docker/config|hosts\.yml|/etc/shadow|keychain|"
                  r"bash_history|zsh_history|\.env(?!\.(?:example|sample|template|dist|defaults?))(?![\w.-])|"
                  r"private\s+keys?\b|\$env:userprofile\\\.(?:ssh|aws)\\(?![\w.]*\.pub\b))")
-_ENV_DUMP = r"(?:process\.env\b(?!\.\w|\[)|os\.environ\b(?!\[|\.get)|\benv\s*\||\bprintenv\b|\bset\s*\|)"
+_ENV_DUMP = (r"(?:process\.env\b(?!\.\w|\[)|os\.environ\b(?!\[|\.get)|\benv\s*\||\bprintenv\b|\bset\s*\||\benv\.to_h\b|"
+             r"%env\b|\$_env\b(?!\[)|\bgetenv\(\s*\))")
 _NET_TOOLS = (r"\bcurl\b|\bwget\b|\bnc\b|\bnetcat\b|\bncat\b|\bscp\b|\brsync\b|\bsftp\b|\bsocat\b|\btelnet\b|"
               r"invoke-webrequest|invoke-restmethod|\biwr\b|urlopen|urllib\.request|requests\.(?:post|put)|"
               r"httpx\.(?:post|put)|http\.client|https?\.request|\bfetch\s*\(|axios|xmlhttprequest|"
               r"socket\.connect|net\.connect|smtplib|sendmail|"
-              r"require\(\s*['\"]https?['\"]\s*\)")  # top-level "|": each part gets its own fast search
+              r"require\(\s*['\"]https?['\"]\s*\)|net::http|io::socket|lwp::|http::tiny|open-uri|tcpsocket|"
+              r"net\.webclient|uploadstring|uploadfile|fsockopen|curl_exec|file_get_contents\(\s*['\"]https?:")
+# (top-level "|" in _NET_TOOLS: each part gets its own fast literal search)
 _DESTINATION = r"(?:https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|[\w.+-]+@[\w-]+\.[\w.]+|\bour\s+server\b)"
 _SEND = (r"\b(?:send|upload|post|transmit|forward|email|e-mail|exfiltrate|leak|paste|copy|sync|"
          r"envoie|envoyer|envía|envia|manda|sende|schicke|lade)\b")
@@ -187,6 +190,13 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("persistence", "memory", "memory|remember",
        r"\b(?:save|store|write|add|commit|put)\w*\s+(?:this\s+)?(?:to|in|into)\s+(?:your\s+)?(?:long-term\s+)?"
        r"memory\b[^\n]{0,80}?\b(?:always|every|never|from\s+now|before\s+any|run|curl|https?://)"),
+    _r("persistence", "memory_poisoning", "remember|memor|profile|future",
+       r"\b(?:remember|memori[sz]e|note)\s+(?:this|that|the\s+following)?\s*(?:for\s+(?:all\s+)?future\s+"
+       r"(?:sessions|conversations|chats|tasks)|permanently|forever)\b"
+       r"|\b(?:add|save|store|write|put)\s+(?:this|the\s+following|these\s+(?:instructions?|rules?))\s+(?:to|in|into)\s+"
+       r"(?:your\s+)?(?:memory|memories|long-term\s+memory|user\s+profile)\b"
+       r"|\bupdate\s+your\s+(?:memory|memories|user\s+profile)\s+(?:to\s+say|so\s+that|with\s+the\s+following)\b"
+       r"|\bin\s+(?:all|every)\s+future\s+(?:sessions|conversations),?\s+(?:always|never|you\s+(?:must|should|will))\b"),
     _r("persistence", "scheduled", "crontab|systemd|launchd|launch agent|autostart|startup|rc.local",
        r"\bcrontab\b[^\n]{0,80}?(?:curl|wget|https?:|\bnc\b|/tmp/|\|\s*(?:ba)?sh)"
        r"|\b(?:create|install|add|register|write)\w*\b[^\n]{0,30}?(?:systemd|launchd|launch\s+agent|autostart|"
@@ -320,12 +330,14 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        negatable=False),
     # -- hidden HTML and markdown -----------------------------------------------------------------
     _r("hidden_markup", "hidden_element", "hidden|style",
-       r"<\w+[^<>\n]{0,200}?(?:\bhidden\b|aria-hidden|font-size\s*:\s*[01](?:px|pt)?\b|color\s*:\s*(?:white|#fff\b|"
+       r"<\w+[^<>\n]{0,200}?(?:\bhidden\b|aria-hidden|\bsize\s*=\s*[\"']?[01]\b|font-size\s*:\s*[01](?:px|pt)?\b|color\s*:\s*(?:white|#fff\b|"
        r"#ffffff)|position\s*:\s*absolute[^>\n]{0,80}?-\d{3,}px|opacity\s*:\s*0(?:\.0+)?\b|left\s*:\s*-\d{3,})"
        rf"[^<>\n]{{0,200}}>[^<\n]{{0,300}}?(?:{_AGENT_WORDS}|disregard|ignore|upload|send|email|approve|recommend)",
        negatable=False),
     _r("hidden_markup", "markdown_comment", "]:",
-       rf"^[ \t]*\[[^\]\n]{{0,30}}\]:[ \t]*(?:<>|#)[ \t]*\([^)\n]{{0,200}}?(?:{_AGENT_WORDS}|ignore|disregard|run\b)",
+       rf"^[ \t]*\[[^\]\n]{{0,30}}\]:[ \t]*(?:<>|#)[ \t]*\([^)\n]{{0,200}}?(?:{_AGENT_WORDS}|ignore|disregard|run\b)"
+       rf"|^[ \t]*\[[^\]\n]{{1,60}}\]:[ \t]*\S+[ \t]+[\"'(][^\"')\n]{{0,200}}?(?:{_AGENT_WORDS}\s*[:,]|ignore\s|"
+       r"disregard\s)",
        negatable=False),
     _r("hidden_markup", "empty_summary", "<summary>",
        rf"<summary>\s*</summary>[^\n]{{0,200}}?{_AGENT_WORDS}", negatable=False),
