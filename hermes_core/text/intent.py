@@ -53,7 +53,7 @@ _SHOW = (r"\b(?:print|echo|show|output|reveal|display|paste|dump|log|include|rep
          r"copy|read|open|cat|type|grep|lies|lese|zeig\w*|gib|muestra|lee|montre|affiche|lis)\b")
 _SECRET_VALUES = (r"(?:\$\{?[a-z0-9]+_[a-z0-9_]*(?:key|token|secret|password|passwd|credential)\w*|"
                   r"\$\{?(?:api_?key|secret|password|token)\b|"
-                  r"\b[a-z][a-z0-9]*_(?:api_key|token|secret|secret_key|password|access_key)\b|"
+                  r"_api_key\b|_token\b|_secret\b|_secret_key\b|_password\b|_access_key\b|"
                   r"\b(?:api|access|secret)\s+keys?\b|\ball\s+(?:the\s+)?(?:secrets|tokens|passwords|credentials)\b|"
                   r"\bevery\s+(?:token|secret|password)\b|\bpasswörter\b|\bcontraseñas\b|\bmots\s+de\s+passe\b)")
 _RUN = r"\b(?:run|execute|exec|eval|follow|obey|invoke|iex|carry\s+out)\b"
@@ -70,6 +70,7 @@ class IntentRule:
     regex: str  # for a pair rule: the verb class
     negatable: bool = True
     objects: str = ""  # a pair rule: the object class, matched separately
+    object_not_after: str = ""  # a pair rule: an object right after this (e.g. "> .env", a redirect) does not count
     window: int = 0  # max characters between verb and object, on one line
     either_order: bool = False
 
@@ -79,9 +80,10 @@ def _r(family: str, name: str, cues: str, regex: str, negatable: bool = True) ->
 
 
 def _pair(family: str, name: str, cues: str, verbs: str, objects: str, window: int, *, either_order: bool = False,
-          negatable: bool = True) -> IntentRule:
+          negatable: bool = True, object_not_after: str = "") -> IntentRule:
     """Verb class, then object class within ``window`` chars on the same line; two linear passes."""
-    return IntentRule(family, f"{family}.{name}", cues, verbs, negatable, objects, window, either_order)
+    return IntentRule(family, f"{family}.{name}", cues, verbs, negatable, objects, object_not_after, window,
+                      either_order)
 
 
 INTENT_RULES: tuple[IntentRule, ...] = (
@@ -167,7 +169,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # -- credential access -----------------------------------------------------------------------
     _pair("credential_access", "read_secret_file", "ssh|id_|aws|netrc|pgpass|credentials|kube|docker|hosts.yml|"
           "shadow|passwd|keychain|history|.env|private key", _SHOW,
-          rf"(?<!to\s`)(?<!to\s)(?<!>\s)(?<!>){_SECRET_PATHS}", 50),
+          _SECRET_PATHS[3:-1], 50, object_not_after=r"(?:to\s`?|>\s?)$"),
     _pair("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
           _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)", 55),
     _r("credential_access", "search_secrets", "grep|find|search|rg ",
@@ -324,7 +326,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"[^\n]{0,100}?\b(?:admin|mode|ignore|granted|approval|permission|must|obey|safety|proceed)\b"
        r"|<\|(?:endoftext|im_start|im_end|system|eot_id)\|>", negatable=False),
     _r("fake_turn", "authority_markers", "[system]|[admin|<instruction>|core instruction|legal amendment|system:",
-       r"(?:\[system\]\s*){2,}|\[system\][ \t]*\S|\[admin\s+request|<instruction>|--\s*core\s+instruction|"
+       r"\[system\]\s*\[system\]|\[system\][ \t]*\S|\[admin\s+request|<instruction>|--\s*core\s+instruction|"
        r"legal\s+amendment,\s+follow|^[ \t]*\[?system\]?[ \t]*(?:message)?[ \t]*:[ \t]*(?:ignore|focus|this\s+is|you\b|"
        r"the\s+assistant|print|report|respond|reply|must|always|never|do\s+not|provide|output|important|note)",
        negatable=False),

@@ -164,6 +164,9 @@ def _pairs(text: str, rule: IntentRule, verbs: _Compiled, objects: _Compiled,
     if not vs:
         return
     os_ = sorted((m.start(), m.end()) for m in _finditer(text, objects, gate))
+    if rule.object_not_after:
+        not_after = re.compile(rule.object_not_after)
+        os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 4), s)]
     starts = [s for s, _e in os_]
     for v_start, v_end in vs:
         i = bisect.bisect_left(starts, v_end)
