@@ -33,7 +33,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from hermes_core.apps.transcripts import TranscriptError, load_transcript
     from hermes_core.cli.common import host_from_args
-    from hermes_core.text.tokens import estimate_messages_tokens
 
     if args.context_length is not None and args.context_length <= 0:
         raise CommandError("--context-length must be a positive number of tokens", code=2)
@@ -50,26 +49,26 @@ def run(args: argparse.Namespace) -> int:
         elapsed = time.perf_counter() - started
         engine = host.engine
         inputs = {_key(m) for m in messages}
-        added = [m for m in result if m.get("role") in ("user", "assistant") and _key(m) not in inputs]
+        added = [m for m in result.messages if m.get("role") in ("user", "assistant") and _key(m) not in inputs]
         report: dict[str, Any] = {
             "file": str(args.file),
             "engine": engine.name,
             "context_length": engine.context_length,
             "threshold_tokens": engine.threshold_tokens,
-            "tokens_before": estimate_messages_tokens(messages),
-            "tokens_after": estimate_messages_tokens(result),
-            "messages_before": len(messages),
-            "messages_after": len(result),
-            "messages_removed": len(messages) - len(result),
-            "compacted": result is not messages,
-            "summary_source": getattr(engine, "last_summary_source", "none") if result is not messages else "none",
-            "note": getattr(engine, "last_compaction_note", ""),
+            "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after,
+            "messages_before": result.messages_before,
+            "messages_after": result.messages_after,
+            "messages_removed": result.messages_before - result.messages_after,
+            "compacted": result.changed,
+            "summary_source": result.summary_source if result.changed else "none",
+            "note": result.note,
             "seconds": round(elapsed, 4),
-            "summary": "\n\n".join(_text(m) for m in added),
+            "summary": result.summary or "\n\n".join(_text(m) for m in added),
         }
     finally:
         host.close()
-    document = {"messages": result, "report": report}
+    document = {"messages": result.messages, "report": report}
     if args.output:
         Path(args.output).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if args.json:
