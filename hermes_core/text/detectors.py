@@ -2,8 +2,8 @@
 
 The prompt plugin and ``hermes-core scan`` call :class:`HostScanner` instead of the
 built-in rules directly, so a third-party detector (``hermes_scan_text``) adds findings
-beside them. A detector that raises is logged by the host and skipped; one that returns
-something other than findings is logged here and skipped. Findings are logged once per
+beside them. A detector that raises or overruns its time bound is logged by the host and
+skipped; one that returns something other than findings is logged here and skipped. Findings are logged once per
 file content (by hash), not on every prompt build.
 """
 
@@ -72,10 +72,13 @@ class HostScanner:
             stamp = (self.home / trust.STORE_NAME).stat().st_mtime_ns
         except OSError:
             stamp = 0
-        return (*(impl.plugin_name for impl in self.host.hookimpls(HOOK)), stamp)
+        return (*(impl.plugin_name for impl in self.host.pm.hook.hermes_scan_text.get_hookimpls()), stamp)
 
     def __call__(self, text: str, source: str) -> list[Finding]:
-        findings, problems = combine(self.host.call_each(HOOK, text=text, source=source))
+        # the host isolates each implementation: one that raises or overruns its time bound is logged and
+        # counts as None, so the others' findings still arrive
+        results = self.host.pm.hook.hermes_scan_text(text=text, source=source)
+        findings, problems = combine((f"#{n}", result) for n, result in enumerate(results or (), 1))
         for problem in problems:
             log.warning("%s", problem)
         if findings:
