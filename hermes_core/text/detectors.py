@@ -89,5 +89,9 @@ class HostScanner:
                             ", ".join(str(n) for n in sorted({f.line for f in findings})[:10]))
         return findings
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> HostScanner:
+        """A service, not data: the host deep-copies hook arguments (a PromptContext carries this)."""
+        return self
+
     def is_trusted(self, text: str) -> bool:
         return trust.digest(text) in trust.trusted_digests(self.home)
