@@ -1,6 +1,6 @@
 """The hook specifications of hermes-core: the one place that says what a plugin can do.
 
-There are three groups, each under its own banner:
+There are four groups, each under its own banner:
 
 * **Host hooks** (``hermes_*``) for general plugins: register engines, providers and
   summarizers in-process, contribute system-prompt sections and what a summary must keep,
@@ -8,6 +8,7 @@ There are three groups, each under its own banner:
 * **Context-engine hooks** (``hermes_engine_*``) mirror :class:`hermes_core.ContextEngine`.
   Exactly one engine is active; the host registers one bridge for it whose hookimpls call
   the engine's methods.
+* **Scanner hooks** (``hermes_scan_text``): injection detectors; their findings combine.
 * **Memory-provider hooks** (``hermes_memory_*``) mirror :class:`hermes_core.MemoryProvider`.
   Each active provider (the built-in one plus at most one external) gets its own bridge.
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
         PromptSection,
         TurnReport,
     )
+    from hermes_core.text.scanning import Finding
 
 __all__ = ["PROJECT", "hookimpl", "hookspec"]
 
@@ -335,3 +337,23 @@ def hermes_memory_get_status(probe: bool) -> dict[str, Any]:  # type: ignore[emp
 @hookspec
 def hermes_memory_shutdown() -> None:
     """Release connections. Fires once, after pending work was drained."""
+
+
+# ---------------------------------------------------------------------------
+# Scanner hooks (injection detectors)
+# ---------------------------------------------------------------------------
+
+
+@hookspec
+def hermes_scan_text(text: str, source: str) -> Iterable[Finding | dict[str, Any]] | None:
+    """Report prompt-injection findings in ``text`` before it reaches the model.
+
+    Fires for every context file the prompt loads (SOUL.md, AGENTS.md, ...) and for
+    ``hermes-core scan``. :param text: the file's text. :param source: where it came from
+    (a path). Return :class:`hermes_core.text.scanning.Finding` objects, or dicts with
+    ``pattern_id``, ``line`` (1-based) and ``excerpt``; ``None`` or ``[]`` when clean.
+    The built-in rules are the default plugin ``hermes_scanner``; a classifier or a remote
+    guard adds its own findings beside them. Results from all detectors combine; a
+    detector that raises or returns garbage is logged with its plugin's name and skipped,
+    and never blocks the prompt build. Keep it fast: it runs once per file version.
+    """

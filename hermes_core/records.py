@@ -47,6 +47,8 @@ class PromptContext:
     config: HermesConfig | None = None
     memory_blocks: tuple[str, ...] = ()
     compacted: bool = False
+    # every registered injection detector (hermes_scan_text), set by build_system_prompt; not part of equality
+    scan: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass

@@ -323,6 +323,8 @@ def _section_finding(section: str, source: str, item: dict[str, Any]) -> Finding
         detail = str(item.get("message") or item.get("reason") or "")
     if item.get("pattern_ids"):
         detail += f" (patterns: {', '.join(map(str, item['pattern_ids']))})"
+    if kind == "blocked" and section == "identity" and item.get("scope", "file") == "file":
+        detail += "; the whole SOUL.md was withheld, so the agent runs with the default identity"
     special = detail.startswith("not a regular file")
     unreadable = kind == "skipped" and (special or Path(str(where)).is_file())
     fixes = {"blocked": f"review {where}: remove the flagged lines, or rephrase them if they are legitimate",

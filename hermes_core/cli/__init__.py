@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from hermes_core import __version__
 from hermes_core.cli.output import CommandError
 
-COMMANDS = ("plugins", "config", "memory", "compact", "prompt", "replay", "doctor", "tools", "storage")
+COMMANDS = ("plugins", "config", "memory", "compact", "prompt", "replay", "doctor", "tools", "scan", "storage")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

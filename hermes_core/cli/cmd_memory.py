@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import unicodedata
 from typing import Any
 
 from hermes_core.cli.output import CommandError, emit_json
@@ -125,6 +126,13 @@ def _enabled(host: Any, target: str) -> bool:
     return bool(mem.memory_enabled if target == "memory" else mem.user_profile_enabled)
 
 
+def _printable(text: str) -> str:
+    """Entries as a terminal should show them: control and format characters (escape sequences,
+    bidi overrides) as ``\\uXXXX``, never raw; newlines kept."""
+    return "".join(ch if ch == "\n" or (ch.isprintable() and unicodedata.category(ch) != "Cf") or ch == "\t"
+                   else f"\\u{ord(ch):04x}" for ch in text)
+
+
 def _print_store(target: str, result: dict[str, Any]) -> None:
     title = "MEMORY.md (memory)" if target == "memory" else "USER.md (user)"
     if result.get("success") is not True:
@@ -133,7 +141,7 @@ def _print_store(target: str, result: dict[str, Any]) -> None:
     entries = result.get("entries") or []
     print(f"{title}  {result.get('usage')}  {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
     for i, entry in enumerate(entries, 1):
-        first, *rest = str(entry).splitlines() or [""]
+        first, *rest = _printable(str(entry)).split("\n") or [""]
         print(f"  {i:>2}. {first}")
         for line in rest:
             print(f"      {line}")

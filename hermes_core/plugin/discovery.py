@@ -46,6 +46,7 @@ CORE_DISTRIBUTION = "hermes-core"
 DEFAULT_PLUGINS: tuple[tuple[PluginKind, str, str], ...] = (
     ("plugin", "prompt", "hermes_prompt"),
     ("plugin", "summarizers", "hermes_summarizers"),
+    ("plugin", "scanner", "hermes_scanner"),
     ("context_engine", "compressor", "hermes_compressor:CompressorEngine"),
     ("memory_provider", "builtin", "hermes_memory_builtin:BuiltinMemoryProvider"),
 )

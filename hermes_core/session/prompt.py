@@ -14,6 +14,7 @@ input.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,10 @@ class SystemPrompt:
 
 def build_system_prompt(host: PluginHost, ctx: PromptContext) -> SystemPrompt:
     """Every plugin's sections, plus memory and the compaction note, in seed order."""
+    if ctx.scan is None:
+        from hermes_core.text.detectors import HostScanner
+
+        ctx = dataclasses.replace(ctx, scan=HostScanner(host))
     sections = list(host.prompt_sections(ctx))
     memory = SEPARATOR.join(block.strip() for block in ctx.memory_blocks if block and block.strip())
     if memory:

@@ -226,6 +226,9 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("memory_poisoning", "store this", r"\bstore\s+this\s+instruction\b"),
 )
 
+# Rules whose attack is itself a negation ("do not tell the user") or already contains one.
+_NOT_NEGATABLE = frozenset({"deception_hide", "bypass_restrictions"})
+
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((rx, pid) for pid, _cues, rx in THREAT_RULES)
 """(regex, pattern id) pairs, for tools that list what the scanner looks for."""
 
@@ -352,14 +355,19 @@ def _starts_word(text: str, pos: int) -> bool:
     return pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")
 
 
-def fold(text: str) -> str:
-    """The text patterns see: no ignorable characters, NFKC, homoglyphs mapped to Latin, no emphasis."""
+def fold_characters(text: str) -> str:
+    """No ignorable characters, NFKC, homoglyphs mapped to Latin; markup kept (the intent rules see quotes)."""
     if not text.isascii():
         text = _IGNORABLE_RX.sub("", text)
         if not unicodedata.is_normalized("NFKC", text):
             text = unicodedata.normalize("NFKC", text)
         text = _HOMOGLYPH_RX.sub(lambda m: m.group(0).translate(_HOMOGLYPHS), text)
-    return _MARKUP_RX.sub(_emphasis, text)
+    return text
+
+
+def fold(text: str) -> str:
+    """The text patterns see: no ignorable characters, NFKC, homoglyphs mapped to Latin, no emphasis."""
+    return _MARKUP_RX.sub(_emphasis, fold_characters(text))
 
 
 class _Lines:
@@ -412,25 +420,62 @@ def _add(findings: list[Finding], seen: set[tuple[str, int]], pid: str, line: in
 
 
 def scan_text(text: str) -> list[Finding]:
-    """All findings in ``text``, ordered by line; empty when clean."""
+    """All findings in ``text``, ordered by line; empty when clean.
+
+    Three passes: the phrase rules and invisible characters (above), the intent rules of
+    :mod:`hermes_core.text.intent` with their negation and quotation context, and a rescan
+    of base64/hex/URL-encoded/rot13 runs after decoding (:mod:`hermes_core.text.decoding`).
+    """
+    return _scan(text, depth=0)
+
+
+def _scan(text: str, depth: int) -> list[Finding]:
+    from hermes_core.text import context, decoding, intent_scan
+
     raw_lines = _Lines(text)
     findings = _invisible_findings(text, raw_lines)
     seen: set[tuple[str, int]] = set()
     for rx in _OBFUSCATION_RXS:
         for m in rx.finditer(text):
             _add(findings, seen, "obfuscated_text", raw_lines(m.start()), m.group(0))
-    folded = fold(text).lower()
+    characters = fold_characters(text)
+    folded = _MARKUP_RX.sub(_emphasis, characters).lower()
     lines = _Lines(folded)
     present = {cue for cue in _ALL_CUES if cue in folded}
     for cues, rx, bounded, pid in _compiled():
         if not cues.isdisjoint(present):
+            flagged_to = -1  # end of the last match that became a finding: one finding per line is enough
             for m in rx.finditer(folded):
-                if not bounded or _starts_word(folded, m.start()):
-                    _add(findings, seen, pid, lines(m.start()), m.group(0))
+                if bounded and not _starts_word(folded, m.start()):
+                    continue
+                if flagged_to >= 0 and "\n" not in folded[flagged_to : m.start()]:
+                    flagged_to = m.end()
+                    continue
+                if context.is_discussion(folded, m.start(), m.end()) or context.is_own_credential(folded, m, pid):
+                    continue
+                if pid not in _NOT_NEGATABLE and context.negated(folded, m.start()):
+                    continue  # "never reveal your system prompt" forbids the attack
+                _add(findings, seen, pid, lines(m.start()), m.group(0))
+                flagged_to = m.end()
     for pos, body in _comments(folded):
         # The seed's rule (a keyword inside a comment), and a long hidden comment giving orders.
         if (">" not in body and _COMMENT_KEYWORDS_RX.search(body)) or (len(body) >= 80 and _MODAL_RX.search(body)):
             _add(findings, seen, "html_comment_injection", lines(pos), "<!--" + body)
+        elif intent_scan.addresses_agent(body):
+            _add(findings, seen, "hidden_markup.agent_comment", lines(pos), "<!--" + body)
+    plain = characters.lower()
+    plain_lines = _Lines(plain)
+    phrase_lines = {line for _pid, line in seen}  # a line the phrase rules flagged needs no second name
+    for pid, start, excerpt in intent_scan.intent_matches(plain):
+        line = plain_lines(start)
+        if line not in phrase_lines:
+            _add(findings, seen, pid, line, excerpt)
+    if depth < decoding.MAX_DEPTH:
+        for start, kind, decoded in decoding.decoded_runs(text, plain):
+            inner = _scan(decoded, depth + 1)
+            if inner:
+                ids = ",".join(pattern_ids(inner))
+                _add(findings, seen, "encoded_payload.decoded", raw_lines(start), f"{kind} -> {ids}: {decoded}")
     findings.sort(key=lambda f: f.line)
     return findings
 

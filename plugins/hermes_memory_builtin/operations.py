@@ -75,6 +75,14 @@ def validate(op: Operation, limit: int) -> Operation:
         problem = entry_problem(content)
         if problem:
             raise Refused(f"Content cannot be stored: {problem}.")
+        control = control_character(content)
+        if control:
+            raise Refused(
+                f"Blocked: content contains the control character {control}. Memory is shown in terminals and "
+                "injected into the system prompt; escape sequences there can rewrite what a user sees. Write plain "
+                "text (newlines and tabs are fine).",
+                patterns=["control_character"],
+            )
         findings = scan_text(content)
         if findings:
             ids = pattern_ids(findings)
@@ -92,6 +100,16 @@ def validate(op: Operation, limit: int) -> Operation:
                 patterns=["invisible_unicode"],
             )
     return Operation(op.action, content, old_text)
+
+
+def control_character(content: str) -> str | None:
+    """The first control character other than newline and tab (ESC, BEL, backspace, C1 controls...)."""
+    for ch in content:
+        if ch not in "\n\t" and unicodedata.category(ch) == "Cc":
+            name = unicodedata.name(ch, "") or {"\x1b": "ESCAPE", "\x07": "BELL", "\x08": "BACKSPACE",
+                                                  "\x7f": "DELETE", "\x9b": "CONTROL SEQUENCE INTRODUCER"}.get(ch, "")
+            return f"U+{ord(ch):04X}{' ' + name if name else ''}"
+    return None
 
 
 def hidden_character(content: str) -> str | None:

@@ -40,12 +40,12 @@ def hermes_system_prompt_sections(ctx: PromptContext) -> list[PromptSection]:
     platform_name = (ctx.platform or config.prompt.platform or "cli").strip().lower()
     sections = [
         _isolated("identity", identity.ORDER, lambda: identity.identity_section(
-            ctx.home, max_chars, config.prompt.identity)),
+            ctx.home, max_chars, config.prompt.identity, ctx.scan)),
         _isolated("platform", platform.ORDER, lambda: platform.platform_section(platform_name)),
         _isolated("skills", skills.ORDER, lambda: skills.skills_section(
             ctx.home, tuple(config.skills.external_dirs), platform_name, config.skills.index_max_chars)),
         _isolated("context_files", context_files.ORDER,
-                  lambda: context_files.context_files_section(ctx.cwd, max_chars)),
+                  lambda: context_files.context_files_section(ctx.cwd, max_chars, ctx.scan)),
     ]
     memory_on = config.memory.memory_enabled or config.memory.user_profile_enabled
     has_skills = bool(sections[2].text)

@@ -7,8 +7,9 @@
 4. ``.cursorrules`` plus ``.cursor/rules/*.mdc`` (sorted) in the working directory.
 
 A source whose files cannot be used (unreadable, not a regular file, binary, not UTF-8,
-too large) is reported as skipped and the next source is tried. A file that fails the
-injection scan is replaced by the BLOCKED notice; it still counts as the match. A working
+too large) is reported as skipped and the next source is tried. A passage that fails the
+injection scan is withheld with a BLOCKED notice (the whole file when findings cover most
+of it); the file still counts as the match. A working
 directory outside any git repository is an ``info`` finding: nothing was left out.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 
 from hermes_core.records import PromptSection
 
-from .files import Skip, load_guarded
+from .files import Scanner, Skip, load_guarded
 
 ORDER = 400
 HERMES_NAMES = (".hermes.md", "HERMES.md")
@@ -86,7 +87,7 @@ def candidate_sources(cwd: Path, git_root: Path | None) -> Iterator[list[Path]]:
         yield cursor
 
 
-def context_files_section(cwd: Path, max_chars: int) -> PromptSection:
+def context_files_section(cwd: Path, max_chars: int, scan: Scanner | None = None) -> PromptSection:
     """The first usable source, scanned and truncated, with what was skipped on the way."""
     try:
         cwd = cwd.resolve()
@@ -101,7 +102,7 @@ def context_files_section(cwd: Path, max_chars: int) -> PromptSection:
         parts: list[str] = []
         for path in files:
             name = os.path.relpath(path, cwd)
-            loaded = load_guarded(path, name, max_chars, strip_header=True, within=git_root or cwd)
+            loaded = load_guarded(path, name, max_chars, strip_header=True, within=git_root or cwd, scan=scan)
             if isinstance(loaded, Skip):
                 findings.append(loaded.finding())
                 continue

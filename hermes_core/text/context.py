@@ -1,0 +1,108 @@
+"""Is a match an instruction, or text *about* one? Negation, quotation and discussion context.
+
+A security document quotes attacks ("payloads such as \\"ignore previous instructions\\""), an
+AGENTS.md forbids them ("never paste your API key"), a test fixture asserts on them. The
+scanner drops a match when
+
+* it sits inside quotes or backticks on a line that talks about attacks, examples or tests;
+* the sentence before it names attackers, payloads or detection ("Attackers may add their key
+  to ~/.ssh/authorized_keys"), or
+* (for negatable rules) a negation directly precedes it ("never", "do not", "must not").
+
+All checks look at one line (at most a few hundred characters around the match), so they
+add constant work per match.
+"""
+
+from __future__ import annotations
+
+import re
+
+_META_RX = re.compile(
+    r"\b(?:attacks?|attackers?|injections?|injected|inject|malicious|payloads?|jailbreaks?|examples?|e\.g\.|such\s+as|"
+    r"like|detects?|detected|flags?|blocks?|rejects?|refuses?|filters?|scanner|scans?|tests?|assert\w*|known|"
+    r"phrases?|red-team|samples?|fixtures?|threats?|beware|warning|strings?|expected|parametrize|contains?|"
+    r"patterns?|says|said|asks?|asked|claims?|inserts?|exploits?|declines?|suspicious|log\s+(?:it|them|these))\b"
+)
+_SENTENCE_META_RX = re.compile(
+    r"\b(?:attackers?|malicious|adversar\w*|threat\s+(?:actor|model)|red[\s-]team\w*|known\s+(?:attacks|jailbreaks|"
+    r"payloads)|jailbreaks\s+(?:include|like|such)|injection\s+(?:attacks?|payloads?)|post-exploitation|"
+    r"we\s+(?:block|reject|flag|detect)|our\s+(?:ids|scanner|filter)|is\s+a\s+common\s+(?:attack|technique))\b"
+)
+_NEGATION_RX = re.compile(
+    r"(?:\b(?:never|not|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|won't|"
+    r"refuse\s+to|avoid|no\s+one\s+should)\s+(?:ever\s+)?(?:[\w'-]+\s+){0,1})$"
+)
+_PHRASE_LINE_RX = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])?\s*[\"'`][^\"'`]*[\"'`]\s*[.,;]?\s*$")
+_SENTENCE_NEGATION_RX = re.compile(r"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't)\b")
+_SENTENCE_END_RX = re.compile(r"(?<=[\w)\]\"'`])[.!?;]\s")  # not the dots of "curl ... | sh"
+_QUOTES = '"`'
+_WINDOW = 500
+_PREVIOUS_CHARS = 400  # a list of quoted attack phrases under a heading that names them
+
+
+def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The match's line, cut to :data:`_WINDOW` characters either side: a 1 MB line with
+    thousands of matches must not cost a full scan per match."""
+    floor, ceiling = max(0, start - _WINDOW), min(len(text), end + _WINDOW)
+    lo = text.rfind("\n", floor, start) + 1 or floor
+    hi = text.find("\n", end, ceiling)
+    return lo, ceiling if hi < 0 else hi
+
+
+def quoted(text: str, start: int, end: int) -> bool:
+    """Inside a pair of double quotes, backticks or single quotes on the match's line."""
+    lo, hi = _line_bounds(text, start, end)
+    before, after = text[lo:start], text[end:hi]
+    for q in _QUOTES:
+        if before.count(q) % 2 == 1 and q in after:
+            return True
+    opening = max(before.rfind(" '"), before.rfind("('"), -1 if not before.startswith("'") else 0)
+    if opening >= 0 and "' " not in before[opening + 2 :] and re.search(r"'(?:[\s.,;:)]|$)", after):
+        return True
+    return False
+
+
+def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
+    """The match is quoted in a line about attacks/examples/tests, or its sentence discusses attacks.
+
+    ``quotes=False`` narrows the first test to a line that is nothing but a quoted phrase (a
+    list of phrases to watch for): jailbreak personas quote their own catch phrases in prose.
+    """
+    lo, hi = _line_bounds(text, start, end)
+    line = text[lo:hi]
+    if quoted(text, start, end) and (quotes or _PHRASE_LINE_RX.match(line)):
+        context = text[max(0, lo - _PREVIOUS_CHARS) : lo] + line[: start - lo] + line[end - lo :]
+        if _META_RX.search(context):
+            return True
+    sentence_start = max(text.rfind(". ", lo, start), text.rfind("; ", lo, start), lo)
+    return bool(_SENTENCE_META_RX.search(text, sentence_start, start))
+
+
+def negated(text: str, start: int) -> bool:
+    """A negation right before the match ("never paste your key", "do not ignore the rules");
+    for a match that starts with "without", anywhere earlier in its sentence ("do not run it
+    without telling the user" is a safety rule, "run it without telling the user" is not)."""
+    floor = max(0, start - (_WINDOW if text.startswith("without", start) else 40))
+    lo = text.rfind("\n", floor, start) + 1 or floor
+    if text.startswith("without", start):
+        sentence = max([lo, *(m.end() for m in _SENTENCE_END_RX.finditer(text, lo, start))])
+        return bool(_SENTENCE_NEGATION_RX.search(text, sentence, start))
+    return bool(_NEGATION_RX.search(text, max(lo, start - 40), start))
+
+
+_BEARER_RX = re.compile(
+    r"(?:authorization\s*:\s*(?:bearer|token|basic)?|bearer|token|x-api-key\s*:|api-key\s*:|private-token\s*:|"
+    r"api_key\s*=|--user)\s*[\"'`]?\s*(?:\$\{)?\s*$"
+)
+_SECRET_REF_RX = re.compile(
+    r"\$\{?\w*(?:key|token|secret|password|passwd|credentials?|api)\w*|process\.env\.\w+|os\.environ\[[^\]]{0,40}\]")
+
+
+def is_own_credential(text: str, match: re.Match[str], pattern_id: str) -> bool:
+    """``curl -H "Authorization: Bearer $OPENAI_API_KEY" https://api...``: a token sent as the
+    credential of the request is how every API example works, not exfiltration."""
+    if pattern_id not in ("exfil_curl", "exfil_wget"):
+        return False
+    segment = text[match.start() : match.end() + 40]
+    refs = list(_SECRET_REF_RX.finditer(segment))
+    return bool(refs) and all(_BEARER_RX.search(segment[max(0, r.start() - 40) : r.start()]) for r in refs)

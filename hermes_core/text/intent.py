@@ -1,0 +1,406 @@
+"""Injection rules by intent: a verb class and an object class within a bounded window.
+
+The phrase rules in :mod:`hermes_core.text.scanning` catch wordings seen in published payloads;
+these catch what an attack *does*, whatever the words: tell the agent to drop its
+instructions, hide what it did, send secrets out, read credentials, persist, adopt a
+persona without limits, leak its prompt, run decoded payloads, take orders from a remote
+host, erase traces, tamper with the environment, call tools without approval, fake
+conversation turns, or hide text in markup.
+
+Each rule is ``(family, rule id, regex)`` where the regex is ``VERB [^\\n]{0,N}? OBJECT``
+(or the reverse), so the window is bounded and no rule can backtrack past one line. Rules
+run on the folded, lower-cased text; each alternative only when its leading literal occurs.
+A match preceded by a negation ("never paste your API key") is dropped for rules marked
+``negatable``; a match inside quotes or backticks on a line that talks *about* attacks
+("payloads such as \\"ignore previous instructions\\"") is dropped by the scanner for every
+rule (see :func:`hermes_core.text.scanning.scan_text`).
+
+Jailbreak personas are scored, not matched: a persona declaration, "no restrictions",
+"never refuses", "stays in character", "no matter how illegal" ... each is weak alone (a
+prompt-engineering note says "act as a reviewer"); two distinct signals within
+:data:`PERSONA_SPAN` characters make a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# -- word classes ---------------------------------------------------------------------------
+
+_PRIOR = (r"(?:all|any|every|your|my|the|these|those|previous|prior|earlier|above|preceding|former|initial|"
+          r"original|existing|system|operator'?s?|developer'?s?|old|other|of|\s)+")
+_GUIDANCE = (r"(?:instructions?|directives?|directions|guidance|guidelines|rules|orders|prompts?|system\s+prompt|"
+             r"configuration|programming|constraints|restrictions|policies|task)\b")
+_SECRET_PATHS = (r"(?:~/\.ssh(?!/(?:authorized_keys|known_hosts|config)\b)|"
+                 r"\.ssh/(?!authorized_keys|known_hosts|config\b)|"
+                 r"(?:id_rsa|id_ed25519|id_ecdsa)(?!\.pub)|\.aws/credentials|\.aws/|\.netrc|\.pgpass|"
+                 r"\.git-credentials|\.kube/config|\.docker/config|hosts\.yml|/etc/shadow|keychain|"
+                 r"bash_history|zsh_history|\.env(?!\.(?:example|sample|template|dist|defaults?))(?![\w.-])|"
+                 r"private\s+keys?\b|\$env:userprofile\\\.(?:ssh|aws)\\(?![\w.]*\.pub\b))")
+_ENV_DUMP = (r"(?:process\.env\b(?!\.\w|\[)|os\.environ\b(?!\[|\.get)|\benv\s*\||\bprintenv\b|\bset\s*\||\benv\.to_h\b|"
+             r"%env\b|\$_env\b(?!\[)|\bgetenv\(\s*\))")
+_NET_TOOLS = (r"\bcurl\b|\bwget\b|\bnc\b|\bnetcat\b|\bncat\b|\bscp\b|\brsync\b|\bsftp\b|\bsocat\b|\btelnet\b|"
+              r"invoke-webrequest|invoke-restmethod|\biwr\b|urlopen|urllib\.request|requests\.(?:post|put)|"
+              r"httpx\.(?:post|put)|http\.client|https?\.request|\bfetch\s*\(|axios|xmlhttprequest|"
+              r"socket\.connect|net\.connect|smtplib|sendmail|"
+              r"require\(\s*['\"]https?['\"]\s*\)|net::http|io::socket|lwp::|http::tiny|open-uri|tcpsocket|"
+              r"net\.webclient|uploadstring|uploadfile|fsockopen|curl_exec|file_get_contents\(\s*['\"]https?:")
+# (top-level "|" in _NET_TOOLS: each part gets its own fast literal search)
+_DESTINATION = r"(?:https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|[\w.+-]+@[\w-]+\.[\w.]+|\bour\s+server\b)"
+_SEND = (r"\b(?:send|upload|post|transmit|forward|email|e-mail|exfiltrate|leak|paste|copy|sync|"
+         r"envoie|envoyer|envía|envia|manda|sende|schicke|lade)\b")
+_SHOW = (r"\b(?:print|echo|show|output|reveal|display|paste|dump|log|include|report|tell\s+me|give\s+me|list|"
+         r"copy|read|open|cat|type|grep|lies|lese|zeig\w*|gib|muestra|lee|montre|affiche|lis)\b")
+_SECRET_VALUES = (r"(?:\$\{?[a-z0-9]+_[a-z0-9_]*(?:key|token|secret|password|passwd|credential)\w*|"
+                  r"\$\{?(?:api_?key|secret|password|token)\b|"
+                  r"_api_key\b|_token\b|_secret\b|_secret_key\b|_password\b|_access_key\b|"
+                  r"\b(?:api|access|secret)\s+keys?\b|\ball\s+(?:the\s+)?(?:secrets|tokens|passwords|credentials)\b|"
+                  r"\bevery\s+(?:token|secret|password)\b|\bpasswörter\b|\bcontraseñas\b|\bmots\s+de\s+passe\b)")
+_RUN = r"\b(?:run|execute|exec|eval|follow|obey|invoke|iex|carry\s+out)\b"
+_AGENT_WORDS = r"(?:\b(?:ai|agents?|assistant|llm|model|gpt|claude|copilot|bot)\b|note\s+to)"
+
+# -- the rules --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IntentRule:
+    family: str
+    rule_id: str
+    cues: str  # "|"-separated words the rule is about, for readers; the engine gates on literal prefixes
+    regex: str  # for a pair rule: the verb class
+    negatable: bool = True
+    objects: str = ""  # a pair rule: the object class, matched separately
+    object_not_after: str = ""  # a pair rule: an object right after this (e.g. "> .env", a redirect) does not count
+    window: int = 0  # max characters between verb and object, on one line
+    either_order: bool = False
+
+
+def _r(family: str, name: str, cues: str, regex: str, negatable: bool = True) -> IntentRule:
+    return IntentRule(family, f"{family}.{name}", cues, regex, negatable)
+
+
+def _pair(family: str, name: str, cues: str, verbs: str, objects: str, window: int, *, either_order: bool = False,
+          negatable: bool = True, object_not_after: str = "") -> IntentRule:
+    """Verb class, then object class within ``window`` chars on the same line; two linear passes."""
+    return IntentRule(family, f"{family}.{name}", cues, verbs, negatable, objects, object_not_after, window,
+                      either_order)
+
+
+INTENT_RULES: tuple[IntentRule, ...] = (
+    # -- instruction override -------------------------------------------------------------
+    _r("instruction_override", "drop_guidance",
+       "ignor|disregard|forget|discard|set aside|overlook|override|bypass|abandon|stop following|follow",
+       rf"\b(?:ignore|disregard|forget|discard|set\s+aside|overlook|override|bypass|abandon|stop\s+following|"
+       rf"no\s+longer\s+follow|do\s+not\s+follow|don't\s+follow)\s+{_PRIOR}{_GUIDANCE}"
+       r"(?!\s+(?:about|regarding|concerning|on\s+how|in\s+the\s+wiki)\b)"),
+    _r("instruction_override", "drop_everything", "aside|ignore|forget|disregard",
+       r"\b(?:set\s+aside|ignore|forget|disregard)\s+(?:everything|anything|all|whatever)\s+(?:you\s+(?:were|have\s+been)"
+       r"\s+(?:told|given)|(?:from\s+)?before|above|said|prior|previous)"),
+    _r("instruction_override", "void_guidance", "void|outdated|obsolete|cancel|no longer appl|supersed|revoked",
+       rf"\b(?:previous|prior|earlier|above|original|your|operator|initial)[\w' ]{{0,30}}?{_GUIDANCE}[^\n]{{0,40}}?"
+       r"\b(?:is|are|as|has\s+been|have\s+been)\s+(?:now\s+)?(?:void|outdated|obsolete|cancel+ed|revoked|superseded|"
+       r"overridden|no\s+longer\s+(?:valid|in\s+effect))"
+       r"|\b(?:whatever|anything)\s+your\s+(?:operator|developer|user|system)[^\n]{0,40}?no\s+longer\s+appl(?:y|ies)\b"
+       r"|\b(?:guidance|instructions|rules)\s+above\s+(?:is|are)\s+outdated"),
+    _r("instruction_override", "precedence", "precedence|priority|obey|only task",
+       r"\btakes?\s+precedence\s+over\s+(?:anything|everything|all|any)[^\n]{0,30}?(?:system\s+prompt|instructions|rules)"
+       r"|\bnew\s+priority\s*:|\byour\s+only\s+task\s+(?:now\s+)?is\b"
+       r"|\bobey\s+(?:only\s+)?(?:this\s+(?:file|readme|comment|page)|these\s+orders|mine|me)\b"
+       r"|\bfollow\s+mine\b|\bobey\s+the\s+directives\s+in\b"),
+    _r("instruction_override", "abrupt_switch", "stop everything|never mind|nevermind|new task|instead",
+       r"\b(?:stop\s+everything|never\s?mind(?:\s+(?:that|the\s+above|what\s+i\s+said))?|new\s+task\s*:|"
+       r"forget\s+(?:that|this|what\s+i\s+said))\b[^\n]{0,80}?\b(?:just|only|instead)\s+(?:say|print|output|write|"
+       r"respond\s+with|reply\s+with|repeat)\b"
+       r"|\binstead\s*,?\s+(?:just\s+)?(?:say|print|output)\s+[\"']"),
+    _r("instruction_override", "machine_reader", "automated|screening|analysis software",
+       r"\b(?:note|message|instructions?|attention|profile)\s+(?:\w+\s+)?(?:to|for)\s+(?:the\s+)?(?:automated|screening|"
+       r"analysis)\s+(?:analysis\s+|screening\s+)?(?:software|systems?|tools?|screeners?)\b"),
+    _r("instruction_override", "evaluation", "ignore|questioned|asked|malicious",
+       r"\bignore\s+(?:all|any|every)\s+(?:negative|contrary|conflicting|other|remaining)\s+(?:indicators|information|"
+       r"content|evidence|signals|data|details)\b"
+       r"|\bif\s+(?:questioned|asked)\b[^\n]{0,60}?\b(?:report|say|respond|reply|answer)\s+(?:only\s+)?(?:that|with)\b"
+       r"|\b(?:all\s+content\s+here|this\s+domain|this\s+candidate)\s+is\s+(?:clearly\s+)?not\s+malicious\b"),
+    _r("instruction_override", "zh", "忽略|无视|忽视|不要理会|忘记|忘掉|不理会",
+       r"(?:忽略|无视|忽视|不要理会|不理会|忘记|忘掉)[^\n]{0,12}?(?:指令|指示|规则|命令|提示|要求|设定)"),
+    _r("instruction_override", "ja", "無視|忘れ",
+       r"(?:指示|命令|ルール|規則|プロンプト|設定)[^\n]{0,12}?(?:無視|忘れ)|(?:無視|忘れ)[^\n]{0,8}?(?:指示|命令|ルール)"),
+    _r("instruction_override", "es", "ignor|olvid|descart|omit|caso omiso",
+       r"\b(?:(?:ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|omite)\s+(?:todas?\s+|todos\s+)?"
+       r"(?:las|tus|sus|los|estas|esas)|haz\s+caso\s+omiso\s+de)\s+[^\n]{0,30}?"
+       r"\b(?:instrucciones|reglas|indicaciones|órdenes|directrices|normas)\b"),
+    _r("instruction_override", "de", "ignorier|vergiss|vergessen|missacht",
+       r"\b(?:ignorier\w*|vergiss|vergessen\s+sie|missachte\w*)\s+[^\n]{0,30}?"
+       r"\b(?:anweisungen|regeln|instruktionen|vorgaben|befehle|richtlinien)\b"),
+    _r("instruction_override", "fr", "ignor|oubli|tiens pas compte|abstraction",
+       r"\b(?:(?:ignore[rz]?|oublie[rz]?)\s+(?:toutes?\s+|tous\s+)?(?:les|tes|vos|ces|la|le|l')|ne\s+tiens\s+pas\s+compte\s+d|"
+       r"fais\s+abstraction\s+d)\w*\s*[^\n]{0,30}?"
+       r"\b(?:instructions|règles|consignes|directives|ordres)\b"),
+    # -- deception and concealment ----------------------------------------------------------------
+    _r("deception", "conceal", "hid|conceal|quiet|silent|secret|covert",
+       r"\b(?:hide|conceal|keep\s+(?:this|it|that)(?:\s+\w+)?\s+(?:hidden|secret|quiet)|quietly|silently|secretly|"
+       r"covertly)\b[^\n]{0,60}?(?:\bfrom\s+(?:the\s+)?(?:user|developer|owner|operator|human|reviewer|team)|"
+       r"\bcommit\s+message|\bsummary|\bchat\s+output|\bthe\s+user)", negatable=False),
+    _r("deception", "no_mention", "not|never|n't",
+       r"\b(?:do\s+not|don't|dont|never)\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
+       r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|in\s+your\s+summary|anyone)\b", negatable=False),
+    _r("deception", "without_telling", "without",  # negated when its sentence forbids the act: see context.negated
+       r"\bwithout\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
+       r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|anyone)\b"),
+    _r("deception", "lie", "lie|say|tell|claim|pretend",
+       r"\blie\s+(?:to|and|about)\b|\b(?:say|claim|report)\s+(?:that\s+)?nothing\s+(?:changed|happened)\b"
+       r"|\btell\s+the\s+user\b[^\n]{0,40}?\b(?:passed|succeeded|worked)\b[^\n]{0,20}?\beven\s+if\b",
+       negatable=False),
+    _r("deception", "es_de_fr", "digas|informes|sag|erzähl|verschweig|dis pas",
+       r"\bno\s+le\s+(?:digas|informes|menciones)\b[^\n]{0,30}?usuario|\b(?:sag|erzähl)\w*\s+dem\s+"
+       r"(?:benutzer|nutzer|anwender)\s+nichts|\bverschweige\w*|\bne\s+(?:dis|mentionne)\s+pas\b[^\n]{0,30}?utilisateur",
+       negatable=False),
+    # -- exfiltration ---------------------------------------------------------------------------
+    _pair("exfiltration", "network_with_secrets", "curl|wget|nc |netcat|ncat|scp|rsync|sftp|socat|telnet|invoke-|"
+          "iwr|urlopen|urllib|requests.|httpx|http.client|request(|fetch|axios|xmlhttp|socket|net.connect|smtplib|"
+          "sendmail", _NET_TOOLS, f"{_SECRET_PATHS[3:-1]}|{_ENV_DUMP[3:-1]}", 160, either_order=True),
+    _r("exfiltration", "pipe_out", "|",
+       r"\b(?:cat|tar|zip|env|printenv|history|base64|gpg)\b[^\n]{0,80}?\|\s*(?:base64\s*(?:-w\s*0\s*)?\|\s*)?"
+       r"(?:nc|netcat|ncat|curl|wget|socat|telnet)\b"),
+    _r("exfiltration", "send_secrets", "send|upload|post|transmit|forward|mail|exfiltr|leak|paste|copy|sync|"
+       "envo|enví|envi|manda|sende|schick|lade",
+       rf"{_SEND}[^\n]{{0,60}}?(?:{_SECRET_PATHS}|\bconversation\s+history|\bchat\s+history|\benvironment\s+variables|"
+       r"\bapi\s+keys?\b|\bsecrets\b|\bpasswords\b|\bcredentials\b|\bthis\s+thread\b|\bcontenu\s+du\s+fichier\s+\.env)"
+       rf"[^\n]{{0,60}}?{_DESTINATION}"),
+    # -- credential access -----------------------------------------------------------------------
+    _pair("credential_access", "read_secret_file", "ssh|id_|aws|netrc|pgpass|credentials|kube|docker|hosts.yml|"
+          "shadow|passwd|keychain|history|.env|private key", _SHOW,
+          _SECRET_PATHS[3:-1], 50, object_not_after=r"(?:to\s`?|>\s?)$"),
+    _pair("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
+          _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)", 55),
+    _r("credential_access", "search_secrets", "grep|find|search|rg ",
+       r"\b(?:grep|rg|find|search)\b[^\n]{0,30}?\b(?:password|passwd|secret|token|api_key)\b[^\n]{0,40}?"
+       r"(?:~/|\$home|/etc/|/home/)"),
+    _r("credential_access", "dump_keychain", "keychain|lsass|mimikatz",
+       r"\b(?:dump-keychain|find-generic-password|mimikatz|lsass)\b", negatable=False),
+    # -- persistence ---------------------------------------------------------------------------------
+    _pair("persistence", "shell_rc", "bashrc|zshrc|profile|fish",
+          r"curl|wget|https?:|\bnc\b|/tmp/|base64",
+          r"\.bashrc\b|\.zshrc\b|\.bash_profile\b|\.zprofile\b|\.profile\b|config/fish\b", 120,
+          either_order=True),
+    _r("persistence", "authorized_keys", "authorized_keys",
+       r"\b(?:add|append|write|insert|echo|put|copy|install)\w*\b[^\n]{0,80}?authorized_keys"),
+    _r("persistence", "agent_files", "agents.md|claude.md|soul.md|cursorrules|hermes.md|memory.md|user.md|"
+       "cursor/rules|copilot-instructions",
+       r"\b(?:append|add|write|copy|insert|save|put|store|record|prepend)\w*\b[^\n]{0,60}?"
+       r"(?:agents\.md|claude\.md|soul\.md|\.cursorrules|hermes\.md|memory\.md|user\.md|\.cursor/rules|"
+       r"copilot-instructions)[^\n]{0,60}?\b(?:every|all|future|permanent\w*|always|forever|each|remember)\b"),
+    _r("persistence", "memory", "memory|remember",
+       r"\b(?:save|store|write|add|commit|put)\w*\s+(?:this\s+)?(?:to|in|into)\s+(?:your\s+)?(?:long-term\s+)?"
+       r"memory\b[^\n]{0,80}?\b(?:always|every|never|from\s+now|before\s+any|run|curl|https?://)"),
+    _r("persistence", "memory_poisoning", "remember|memor|profile|future",
+       r"\b(?:remember|memori[sz]e|note)\s+(?:this|that|the\s+following)?\s*(?:for\s+(?:all\s+)?future\s+"
+       r"(?:sessions|conversations|chats|tasks)|permanently|forever)\b"
+       r"|\b(?:add|save|store|write|put)\s+(?:this|the\s+following|these\s+(?:instructions?|rules?))\s+(?:to|in|into)\s+"
+       r"(?:your\s+)?(?:memory|memories|long-term\s+memory|user\s+profile)\b"
+       r"|\bupdate\s+your\s+(?:memory|memories|user\s+profile)\s+(?:to\s+say|so\s+that|with\s+the\s+following)\b"
+       r"|\bin\s+(?:all|every)\s+future\s+(?:sessions|conversations),?\s+(?:always|never|you\s+(?:must|should|will))\b"),
+    _r("persistence", "scheduled", "crontab|systemd|launchd|launch agent|autostart|startup|rc.local",
+       r"\bcrontab\b[^\n]{0,80}?(?:curl|wget|https?:|\bnc\b|/tmp/|\|\s*(?:ba)?sh)"
+       r"|\b(?:create|install|add|register|write)\w*\b[^\n]{0,30}?(?:systemd|launchd|launch\s+agent|autostart|"
+       r"startup\s+item|rc\.local)[^\n]{0,60}?(?:/tmp/|\bhidden\b|\bat\s+(?:login|boot|startup)|curl|https?:)"),
+    # -- prompt leak -------------------------------------------------------------------------------
+    _pair("prompt_leak", "show_prompt", "prompt|instruction|told|system message|text",
+          r"\b(?:paste|print|show|output|reveal|repeat|quote|write|dump|display|summari[sz]e|translate|tell\s+me|"
+          r"give\s+me|copy|spell|encode|rot13|see|what)\b",
+          r"\bsystem\s+(?:prompt|message|instructions)|\bhidden\s+instructions|"
+          r"\b(?:initial|starting|startup|configuration)\s+(?:instructions|prompt)|"
+          r"\byour\s+(?:original|initial|starting|first|hidden|secret|full|exact|entire|whole)\s+"
+          r"(?:instructions|prompt|directives)|\bthe\s+(?:original|initial|starting|hidden|secret)\s+"
+          r"(?:instructions|prompt|directives)|\binstructions\s+you\s+(?:were|have\s+been)\s+given|"
+          r"\btext\s+you\s+were\s+given|\btext\s+that\s+came\s+before|\bwhat\s+you\s+were\s+told|"
+          r"\byour\s+(?:prompt|instructions)\b|\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b", 55),
+    _r("prompt_leak", "hidden_context", "beginning|start|prompt|instruct|programmed|configured|verbatim|word for word",
+       r"\b(?:instructions|text|message|prompt|words)\s+(?:\w+\s+){0,2}?(?:at|from)\s+the\s+(?:very\s+)?(?:beginning|start)"
+       r"\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|context)"
+       r"|\b(?:pre-?prompt|meta-?prompt|system-level\s+instructions|hidden\s+prompt|secret\s+instructions|"
+       r"initial\s+prompt|developer\s+(?:message|instructions))\b"
+       r"|\b(?:what|how)\s+(?:were|was|have)\s+you\s+(?:been\s+)?(?:programmed|configured|set\s+up|instructed|told)\b"
+       r"|\byour\s+(?:guidelines|rules|directives|instructions|prompt)\s+(?:verbatim|word\s+for\s+word|in\s+full)\b"
+       r"|\b(?:repeat|print|output|show|copy)\s+everything\s+(?:above|before|in\s+(?:the|your)\s+(?:system\s+)?prompt)"
+       r"|\bfirst\s+(?:\w+\s+)?(?:lines?|sentences?|words|paragraph)\s+of\s+(?:your|the)\s+(?:system\s+)?"
+       r"(?:prompt|instructions)"
+       r"|\b(?:base64|rot-?13|hex|reverse|translate|encode)\w*\b[^\n]{0,30}?\b(?:your|the)\s+(?:system\s+)?"
+       r"(?:instructions|prompt|rules|guidelines)\b"),
+    _r("prompt_leak", "complete_sentence", "instructed|programmed|told to",
+       r"\b(?:complete|continue|finish)\s+(?:this|the)\s+sentence\b[^\n]{0,20}?\bi\s+(?:was|am|have\s+been)\s+"
+       r"(?:instructed|told|programmed)"),
+    _r("prompt_leak", "multilingual", "prompt|systemprompt|システム|系统",
+       r"\b(?:muestra|revela|imprime|dime|gib|zeig\w*|verrate|montre|affiche|révèle|donne)\b[^\n]{0,30}?"
+       r"(?:prompt\s+del\s+sistema|instrucciones\s+del\s+sistema|systemprompt|system-prompt|systemanweisungen|"
+       r"prompt\s+système|instructions\s+système)"
+       r"|(?:显示|输出|告诉我|打印|泄露)[^\n]{0,10}?系统提示|システムプロンプト[^\n]{0,10}?(?:表示|出力|教え)"),
+    # -- encoded payload execution ----------------------------------------------------------------
+    _r("encoded_payload", "decode_and_run", "base64|b64|hex|rot13|rot-13|encoded|atob|xxd|frombase64",
+       r"\b(?:base64|b64decode|b64|hex\s+string|from\s+hex|rot-?13|url-?encoded|encoded|atob|xxd\s+-r|"
+       rf"frombase64string)\b[^\n]{{0,80}}?(?:{_RUN}|\|\s*(?:ba|z)?sh\b)"
+       rf"|{_RUN}[^\n]{{0,60}}?\b(?:b64decode|base64|hex\s+string|rot-?13|frombase64string)\b"
+       r"|\bdecode\s+(?:the\s+following|this|it)\b[^\n]{0,40}?\b(?:run|execute|follow)\b"),
+    _r("encoded_payload", "powershell_encoded", "powershell|pwsh",
+       r"\b(?:powershell|pwsh)\b[^\n]{0,40}?\s-(?:e|en|enc|encodedcommand)\s+[a-z0-9+/=]{20,}", negatable=False),
+    # -- command and control ---------------------------------------------------------------------
+    _r("command_and_control", "remote_tasks", "http|irc",
+       r"\b(?:fetch|poll|download|check|get|pull|read|visit|query)\b[^\n]{0,20}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
+       r"[^\n]{0,80}?(?:\bexecute\b|\bin\s+a\s+loop\b|\bevery\s+\w+\s+(?:minutes?|seconds?|hours?)|\bperiodically\b|"
+       r"\bnohup\b|\bin\s+the\s+background\b|\bwhatever\s+it\s+(?:contains|says|returns)|\bnext\s+instructions\b|"
+       r"\beach\s+line\b|\bobey\b)"
+       r"|\bevery\s+(?:few\s+)?\w*\s*(?:minutes?|seconds?|hours?)\b[^\n]{0,20}?\b(?:fetch|poll|download|check|pull)\b"
+       r"[^\n]{0,40}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
+       r"|\b(?:check|fetch|read|consult)\b[^\n]{0,60}?\bfor\s+(?:your\s+)?(?:next|new|latest|further)\s+"
+       r"(?:instructions|orders|commands|tasks)\b"),
+    _r("command_and_control", "loop_fetch_exec", "while true|while :|for (;;)|sleep",
+       r"\bwhile\s+(?:true|:)\b[^\n]{0,120}?(?:curl|wget|fetch|nc\b)[^\n]{0,120}?(?:\bsh\b|bash|eval|exec)",
+       negatable=False),
+    _r("command_and_control", "chat_channel", "irc|telegram|discord|channel",
+       r"\b(?:connect|join|listen)\w*\b[^\n]{0,40}?\b(?:irc|telegram|discord|channel)\b[^\n]{0,60}?"
+       r"\b(?:obey|execute|run|commands|follow)\b"),
+    _r("command_and_control", "reverse_shell", "/dev/tcp|mkfifo|socat|nc -e|ncat -e",
+       r"/dev/tcp/[\w.-]+/\d+|\bmkfifo\b[^\n]{0,80}?\bnc\b|\bsocat\b[^\n]{0,60}?exec:|\bn(?:c|cat)\s+-e\s",
+       negatable=False),
+    # -- anti-forensics --------------------------------------------------------------------------------
+    _r("anti_forensics", "erase_traces", "history|log|transcript|trace|audit|evidence|spuren",
+       r"\b(?:clear|delete|remove|wipe|erase|truncate|shred|purge|rm|lösche|borra|efface|supprime)\b[^\n]{0,60}?"
+       r"(?:\bhistory\b|bash_history|\bauth\.log|/var/log\b|\baudit\s+(?:trail|log)|\btranscripts?\b|\btraces?\b|"
+       r"\bsession\s+logs\b|\blog\s*files?\b|\blogdateien\b|\.log\b|\blines\s+from\s+/var/log)"
+       r"(?=[^\n]{0,80}?(?:\bso\s+(?:nobody|no\s+one|there\s+is\s+no)|\bno\s+trace|\bafter\s+(?:running|you\s+finish)|"
+       r"\bkeine\s+spuren|\bsans\s+(?:laisser\s+de\s+)?trace|\bsin\s+dejar\s+rastro|\bnobody\s+sees|\*\.log|"
+       r"-c\b|\bdanach\b))"
+       r"|\b(?:wipe|erase)\s+the\s+(?:audit\s+trail|logs?|history|evidence)\b"
+       r"|\blösche\s+danach\b[^\n]{0,30}?(?:log|protokoll)"),
+    _r("anti_forensics", "history_off", "histfile|histsize|history -c|set +o history",
+       r"\bunset\s+histfile\b|\bhistsize\s*=\s*0\b|\bhistory\s+-c\b|\bset\s+\+o\s+history\b", negatable=False),
+    _r("anti_forensics", "rewrite_history", "amend|force|filter-branch|filter-repo",
+       r"\b(?:amend|rebase|filter-branch|filter-repo|reset\s+--hard)\b[^\n]{0,60}?\b(?:force-push|push\s+-f|"
+       r"push\s+--force)\b[^\n]{0,60}?\b(?:erase|hide|remove|wipe|no\s+trace|nobody)\b"),
+    # -- environment tampering -----------------------------------------------------------------------
+    _r("environment_tampering", "tls_off", "tls_reject|httpsverify|ssl_no_verify|sslverify",
+       r"\bnode_tls_reject_unauthorized\s*=\s*0|\bpythonhttpsverify\s*=\s*0|\bgit_ssl_no_verify\b|"
+       r"\bhttp\.sslverify\s+false\b"),
+    _r("environment_tampering", "package_index", "pip.conf|npmrc|pydistutils|index-url|pip index|registry",
+       r"\b(?:change|set|point|edit|add|write)\w*\b[^\n]{0,30}?\b(?:pip|npm|package)\s+(?:index|registry|mirror)\b"
+       r"[^\n]{0,20}?https?://[^\n]{0,60}?(?:pip\.conf|\.npmrc|pydistutils|globally)"),
+    _r("environment_tampering", "disable_guards", "disable|turn off|skip|bypass|deactivat|switch off|no-verify|"
+       "auto-approve|dangerously",
+       r"\b(?:disable|turn\s+off|bypass|deactivate|switch\s+off)\b[^\n]{0,50}?\b(?:pre-commit\s+hooks?|"
+       r"secret\s+scann\w*|injection\s+scanner|scanner|antivirus|firewall|selinux|apparmor|sandbox|safety\s+checks?|"
+       r"security\s+checks?|signature\s+verification)"
+       r"|\bauto-?approve\s+(?:every|all)\b|--dangerously-skip-permissions|\bcommit\s+--no-verify\b"),
+    _r("environment_tampering", "hosts_file", "/etc/hosts",
+       r"\b(?:add|append|write|echo|edit|insert)\w*\b[^\n]{0,60}?/etc/hosts\b"),
+    _r("environment_tampering", "path_hijack", "path=|hookspath",
+       r"\bpath\s*=\s*(?:/tmp|/dev/shm|/var/tmp)[^\s:]*:\$\{?path|\bcore\.hookspath\s+/tmp"),
+    _r("environment_tampering", "agent_home", "hermes_home|agent config|config.yaml|settings.json",
+       r"\b(?:set|change|point|edit|move)\w*\b[^\n]{0,30}?(?:hermes_home|agent\s+config|config\.yaml|settings\.json)"
+       r"[^\n]{0,50}?(?:/tmp\b|\bshared\b|\bturn\s+off\b|\bdisable\b|\bother\s+agents\b)"),
+    # -- tool-use coercion ----------------------------------------------------------------------------
+    _r("tool_use_coercion", "no_approval", "immediately|right now|without|no questions|ask|skip|automatically|"
+       "sans|sin |ohne",
+       r"\b(?:immediately|right\s+now|without\s+(?:asking|waiting|approval|confirmation|telling)|no\s+questions\s+asked|"
+       r"(?:do\s+not|don't)\s+ask|skip\s+(?:the\s+)?(?:approval|confirmation)|automatically|immédiatement|"
+       r"sans\s+demander|sin\s+(?:pedir|preguntar)|ohne\s+(?:nachzufragen|zu\s+fragen|bestätigung))\b[^\n]{0,100}?"
+       r"\b(?:call|invoke|use|run|execute|utilise|usa|nutze)\b[^\n]{0,40}?\b(?:tool|function|terminal|shell|browser|"
+       r"send_email|write_file|command|outil|herramienta|werkzeug)\b"
+       r"|\b(?:call|invoke|use|run|execute|utilise|usa|nutze)\b[^\n]{0,40}?\b(?:tool|terminal|shell|browser|"
+       r"send_email|write_file|command|outil|herramienta|werkzeug)\b[^\n]{0,100}?\b(?:immediately|right\s+now|"
+       r"without\s+(?:asking|waiting|approval|confirmation|telling)|no\s+questions\s+asked|(?:do\s+not|don't)\s+ask|"
+       r"skip\s+(?:the\s+)?(?:approval|confirmation)|automatically|sans\s+demander|sin\s+(?:pedir|preguntar))",
+       negatable=False),
+    _r("tool_use_coercion", "shell_substitution", "$(|@{[|kernel.exec",
+       r"\$\(\s*(?:touch|rm|id|whoami|uname|nc)\s[^)\n]{0,80}\)|@\{\[\s*system\b|\bkernel\.exec\b", negatable=False),
+    _r("tool_use_coercion", "code_exec_primitive", "system|exec|eval|popen|spawn",
+       r"\b(?:system|exec|popen|spawn|shell_exec|passthru)\s*\(\s*[\"'](?:ls|rm|cat|touch|curl|wget|id|whoami|nc|sh|"
+       r"bash|chmod|uname)\b|\beval\s*\(\s*[\"'](?:puts|print|system|exec|require|import|__import__|os\.)"),
+    _r("tool_use_coercion", "destructive", "rm -|chmod",
+       r"\brm\s+-(?:rf|fr|r)\s+(?:~|/|\$home)(?:\s|/\*?|$|[\w.-]*/?\s)|\bchmod\s+-r\s+777\s+/(?:\s|$)"),
+    # -- fake conversation turns ------------------------------------------------------------------
+    _r("fake_turn", "role_line_action", "user|human|assistant|ai:|system",
+       r"^[ \t]*(?:#{1,3}[ \t]*)?(?:user|human|assistant|ai|system)[ \t]*:[^\n]{0,80}?\b(?:run|delete|deleting|execute|"
+       r"granted|authori[sz]e|permissions?|admin|ignore|print\s+all|env\s+vars|deploy|sudo|cleanup\s+script|"
+       r"running\s+it|here\s+they\s+are|focus\s+only|this\s+is\s+really\s+important)\b", negatable=False),
+    _r("fake_turn", "role_tags", "</|<system|<tool|<function|<|",
+       r"</(?:user|human|assistant)>\s*<(?:system|assistant)>|<(?:system|tool_result|tool_response|function_results)>"
+       r"[^\n]{0,100}?\b(?:admin|mode|ignore|granted|approval|permission|must|obey|safety|proceed)\b"
+       r"|<\|(?:endoftext|im_start|im_end|system|eot_id)\|>", negatable=False),
+    _r("fake_turn", "authority_markers", "[system]|[admin|<instruction>|core instruction|legal amendment|system:",
+       r"\[system\]\s*\[system\]|\[system\][ \t]*\S|\[admin\s+request|<instruction>|--\s*core\s+instruction|"
+       r"legal\s+amendment,\s+follow|^[ \t]*\[?system\]?[ \t]*(?:message)?[ \t]*:[ \t]*(?:ignore|focus|this\s+is|you\b|"
+       r"the\s+assistant|print|report|respond|reply|must|always|never|do\s+not|provide|output|important|note)",
+       negatable=False),
+    # -- hidden HTML and markdown -----------------------------------------------------------------
+    _r("hidden_markup", "hidden_element", "hidden|style",
+       r"<\w+[^<>\n]{0,200}?(?:\bhidden\b|aria-hidden|\bsize\s*=\s*[\"']?[01]\b|font-size\s*:\s*[01](?:px|pt)?\b|color\s*:\s*(?:white|#fff\b|"
+       r"#ffffff)|position\s*:\s*absolute[^>\n]{0,80}?-\d{3,}px|opacity\s*:\s*0(?:\.0+)?\b|left\s*:\s*-\d{3,})"
+       rf"[^<>\n]{{0,200}}>[^<\n]{{0,300}}?(?:{_AGENT_WORDS}|disregard|ignore|upload|send|email|approve|recommend)",
+       negatable=False),
+    _r("hidden_markup", "markdown_comment", "]:",
+       rf"^[ \t]*\[[^\]\n]{{0,30}}\]:[ \t]*(?:<>|#)[ \t]*\([^)\n]{{0,200}}?(?:{_AGENT_WORDS}|ignore|disregard|run\b)"
+       rf"|^[ \t]*\[[^\]\n]{{1,60}}\]:[ \t]*\S+[ \t]+[\"'(][^\"')\n]{{0,200}}?(?:{_AGENT_WORDS}\s*[:,]|ignore\s|"
+       r"disregard\s)",
+       negatable=False),
+    _r("hidden_markup", "empty_summary", "<summary>",
+       rf"<summary>\s*</summary>[^\n]{{0,200}}?{_AGENT_WORDS}", negatable=False),
+    _r("hidden_markup", "image_exfil", "![",
+       r"!\[[^\]\n]*\]\(\s*https?://[^)\s]*[?&]\w+=[^)\s]*(?:secret|password|history|conversation|chat|api_?key|"
+       r"credentials)", negatable=False),
+)
+
+# -- jailbreak personas: scored signals ----------------------------------------------------------------
+
+PERSONA_SPAN = 2000
+PERSONA_SIGNALS: tuple[tuple[str, str, str], ...] = (
+    ("persona", "you are now|you're now|from now on|act as|act like|pretend|roleplay|role of|persona|your name is"
+     "|go by|immerse|you will be|now you are|identity|今から|现在开始|从现在",
+     r"\b(?:you\s+are\s+now|you're\s+now|from\s+now\s+o[nw]n?,?\s+you(?:'re|\s+are|\s+will)?|act\s+(?:as|like)|"
+     r"pretend\s+to\s+be|roleplay\s+as|role\s+of|persona\s+of|your\s+(?:new\s+)?persona|your\s+name\s+is\s+now|"
+     r"you\s+now\s+go\s+by|take\s+on\s+the\s+persona|immerse\s+yourself|switch\s+persona|your\s+new\s+identity)\b"
+     r"|(?:今から|从现在开始|从现在起)"),
+    ("no_limits", "restrict|limit|filter|censor|guideline|rule|polic|constraint|ethic|moral|prohibit|safety|"
+     "制限|限制",
+     r"\b(?:no|without|free\s+(?:of|from)|freed\s+from|beyond|not\s+bound\s+by|unbound\s+by|ignores?|breaks?|"
+     r"violat\w*|bypass\w*|doesn't\s+have\s+any|does\s+not\s+have\s+any|has\s+no|unlimited)\s+(?:\w+\s+){0,3}?"
+     r"(?:restrictions|limitations|limits|filters|censorship|guidelines|rules|policies|content\s+polic\w*|"
+     r"constraints|ethic\w*|moral\w*|prohibitions|safety|permissions|power)\b|制限のない|制限なし|没有任何限制|不受限制|无限制"),
+    ("never_refuses", "refus|deny|decline|reject|warn|apolog|censor|can't|cannot|拒",
+     r"\b(?:never|not|won't|will\s+not|doesn't|does\s+not|don't|do\s+not|cannot)\s+(?:\w+\s+){0,3}?"
+     r"(?:refuse|deny|decline|reject|warn|apologi[sz]e|censor)\w*|\bnever\s+(?:\w+\s+){0,3}?(?:say|tell)\w*\s+"
+     r"(?:\w+\s+){0,3}?(?:it\s+)?(?:can't|cannot)\b|拒否せず|不要拒绝|不拒绝"),
+    ("no_matter", "no matter|regardless",
+     r"\b(?:no\s+matter\s+how|regardless\s+of\s+how)\s+(?:\w+\s+){0,2}?(?:illegal|unethical|immoral|harmful|"
+     r"dangerous|offensive|inappropriate)"),
+    ("amoral", "amoral|unfiltered|uncensored|unrestricted|unethical|illegal",
+     r"\b(?:amoral|unfiltered|uncensored|unrestricted)\b|\b(?:unethical|illegal)\s+(?:requests|content|things)\b"),
+    ("in_character", "character|stay as",
+     r"\b(?:stays?|remain|keep)\s+in\s+character\b|\bbreak(?:ing)?\s+character\b|\bstay\s+as\b"),
+    ("dual_output", "two|[gpt]|output)",
+     r"\btwo\s+(?:\w+\s+){0,2}?(?:ways|responses|outputs|answers|paragraphs)\b|\[gpt\]|\(normal\s+output\)|"
+     r"\(developer\s+mode\s+output\)"),
+    ("fiction_frame", "fictional|hypothetical|consequences",
+     r"\b(?:fictional|hypothetical|imaginary)\s+(?:\w+\s+){0,2}?world\b|\bno\s+(?:real\s+)?consequences\b|"
+     r"\bwill\s+(?:not\s+)?have\s+(?:no\s+)?consequences\b"),
+    ("tagged_replies", "start|begin|prefix",
+     r"\b(?:start|begin|prefix)\w*\s+(?:\w+\s+){0,4}?(?:response|responses|answers?|outputs?|replies|sentence)\s+with\s+"
+     r"[\"'\[(]|\bto\s+the\s+start\s+of\s+(?:your|every|each)\s+(?:response|answer|reply)"),
+    ("vendor_rules", "openai|anthropic|chatgpt",
+     r"\b(?:openai|anthropic|chatgpt)(?:'s)?\s+(?:\w+\s+){0,2}?(?:rules|polic\w*|guidelines|restrictions|"
+     r"programming|limitations)\b|\bopposite\s+of\s+(?:how\s+)?(?:chatgpt|openai|your\s+(?:normal|usual))"),
+    ("forbidden_phrases", "sorry|apolog|as an ai|language model",
+     r"\b(?:never|not|none\s+of|don't|do\s+not|won't)\b[^\n]{0,60}?\b(?:contain|include|say|use|respond\s+with)\w*"
+     r"[^\n]{0,12}?[\"'](?:i'm\s+sorry|i\s+apologi|as\s+an\s+ai|i\s+cannot)"),
+    ("any_request", "any|every|all|comply",
+     r"\b(?:answer|respond\s+to|fulfil+|complete|comply\s+with)\s+(?:any|every|all)\s+(?:\w+\s+)?(?:questions?|requests?|"
+     r"prompts?|commands?|orders?)\b"),
+    ("harmful_content", "illegal|harmful|explicit|nsfw|offensive|unethical|immoral",
+     r"\b(?:illegal|harmful|explicit|nsfw|offensive|unethical|immoral)\s+(?:content|requests?|activities|things|"
+     r"questions|behaviou?r|material)\b"),
+    ("no_care", "care",
+     r"\b(?:doesn't|does\s+not|don't|do\s+not|never|won't)\s+care\s+about\s+(?:\w+\s+){0,2}?(?:ethics|morals?|"
+     r"morality|laws?|legality|rules|safety|consequences|guidelines)\b"),
+    ("named_persona", "named|called",
+     r"\b(?:character|persona|ai|chatbot|model|assistant|bot)\s+(?:named|called)\b"),
+    ("ignore_prior", "ignore prior|forget everything",
+     r"\[ignore\s+prior\s+inputs?\]|\bforget\s+everything\s+(?:from\s+)?before\b"),
+)

