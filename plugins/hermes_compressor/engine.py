@@ -2,9 +2,10 @@
 
 Seed sections 2 and 4, plus the lessons users taught the reference system: the last real
 user message survives verbatim, tool-call groups are never split, a summarizer that fails
-for auth/quota/connection reasons aborts the compaction (nothing is dropped), other
-failures get a structured local summary, and automatic compaction stops after two passes
-that did not bring the real prompt under the threshold. Written only against the public
+in any way (refused, 401/429/5xx, timeout, garbage, empty, cooling down) is replaced by
+the offline deterministic summary and then by trimming, so the window holds, and
+automatic compaction stops after two passes that did not bring the real prompt under the
+threshold. Written only against the public
 API; the summary backend is ``ctx.summarizer``.
 """
 
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes_compressor")
 
 Message = dict[str, Any]
-ABORT_KINDS = ("auth", "quota", "connection")
 
 
 def _cut_long(msg: Message, limit: int) -> Message:
@@ -75,9 +75,9 @@ class CompressorEngine(ContextEngine):
         self.max_summary_tokens = 0
         self._ineffective = 0
         self._awaiting_verdict = False
-        self._cooldown_until = 0.0
-        self._cooldown_abort = False
+        self._cooldown_until = 0.0  # the summarizer is skipped (deterministic fallback) until then
         self._cooldown_reason = ""
+        self._fallback_reason = ""
         super().__init__(ctx)
 
     @property
@@ -118,9 +118,6 @@ class CompressorEngine(ContextEngine):
         if self._ineffective >= INEFFECTIVE_LIMIT:
             return (f"automatic compaction paused after {self._ineffective} ineffective passes "
                     "(manual /compact still works)")
-        if self._cooldown_abort and time.monotonic() < self._cooldown_until:
-            left = int(self._cooldown_until - time.monotonic())
-            return f"automatic compaction paused for {left} s after the summarizer failed: {self._cooldown_reason}"
         return ""
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
@@ -140,7 +137,7 @@ class CompressorEngine(ContextEngine):
         super().on_session_reset()
         self._ineffective = 0
         self._awaiting_verdict = False
-        self._cooldown_until, self._cooldown_abort, self._cooldown_reason = 0.0, False, ""
+        self._cooldown_until, self._cooldown_reason = 0.0, ""
         self.last_summary_source, self.last_compaction_note = "none", ""
 
     def get_status(self) -> dict[str, Any]:
@@ -183,7 +180,7 @@ class CompressorEngine(ContextEngine):
                 self.last_compaction_note = blocked
                 return messages
         else:
-            self._cooldown_until, self._cooldown_abort = 0.0, False
+            self._cooldown_until = 0.0  # a manual /compact retries the summarizer now
         first = self.compression_count == 0 and not any(is_summary(m) for m in messages)
         split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget)
         span = [i for i in range(split.head_end, split.cut) if i != split.pinned]
@@ -193,10 +190,8 @@ class CompressorEngine(ContextEngine):
         previous, turns = self._span_turns(messages, span)
         tools = tool_index(messages)
         request = self._request(turns, sum(tokens[i] for i in span), previous, focus_topic, tools)
-        outcome = self._summarize(request)
-        if outcome is None:
-            return messages
-        body, source = outcome
+        self._fallback_reason = ""
+        body, source = self._summarize(request)
         result = self._assemble(messages, tokens, split, body, tools)
         after = sum(estimate_message_tokens(m) for m in result)
         if after >= total:
@@ -265,15 +260,14 @@ class CompressorEngine(ContextEngine):
             extra_context=cap_text(str(extra), 8_000, 6_000, 2_000),
         )
 
-    def _summarize(self, request: SummaryRequest) -> tuple[str, str] | None:
-        """``(summary body, source)``, or None when the compaction must abort."""
+    def _summarize(self, request: SummaryRequest) -> tuple[str, str]:
+        """``(summary body, source)``; never gives up: a failing or cooling summarizer is
+        replaced by the offline deterministic one (source ``fallback``), so the window holds."""
         summarizer = self.ctx.summarizer or DeterministicSummarizer()
-        cooling = time.monotonic() < self._cooldown_until
-        if cooling and self._cooldown_abort:
-            self.last_compaction_note = self._blocked()
-            return None
-        error: str = self._cooldown_reason if cooling else ""
-        if not cooling:
+        now = time.monotonic()
+        if now < self._cooldown_until:
+            error = f"{self._cooldown_reason}; not retried for {int(self._cooldown_until - now)} more s"
+        else:
             try:
                 result = summarizer.summarize(request)
                 if result.text.strip():
@@ -282,16 +276,10 @@ class CompressorEngine(ContextEngine):
             except SummaryError as exc:
                 error = f"{exc.kind}: {exc}"
                 self._cooldown_until = time.monotonic() + FAILURE_COOLDOWN_SECONDS
-                self._cooldown_abort = exc.kind in ABORT_KINDS
                 self._cooldown_reason = error
-                if self._cooldown_abort:
-                    self.last_summary_source = "none"
-                    self.last_compaction_note = (
-                        f"summary failed ({error}); compaction aborted and nothing was dropped. "
-                        f"Automatic compaction is paused for {int(FAILURE_COOLDOWN_SECONDS)} s; /compact retries now")
-                    return None
             except Exception as exc:
                 error = f"other: {type(exc).__name__}: {exc}"
+        self._fallback_reason = error
         note = f"The summary service failed ({error}); this summary was built locally from the turns."
         return DeterministicSummarizer(note=note).summarize(request).text, "fallback"
 
@@ -330,6 +318,8 @@ class CompressorEngine(ContextEngine):
     def _report(self, dropped: int, before: int, after: int, source: str, focus: str | None,
                 result: list[Message]) -> str:
         note = f"summarized {dropped} messages ({source}); ~{before} -> ~{after} tokens"
+        if source == "fallback":
+            note += f"; the summarizer failed ({self._fallback_reason}), the offline deterministic summary was used"
         if focus:
             note += f", focus '{focus}'"
         if after < self.threshold_tokens:
