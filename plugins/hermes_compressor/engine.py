@@ -256,7 +256,7 @@ class CompressorEngine(ContextEngine):
             turns=summary_turns(turns, tools),
             budget_tokens=budget,
             previous_summary=cap_text(previous, 24_000, 12_000, 12_000) if previous else None,
-            focus_topic=focus_topic or None,
+            focus_topic=redact(focus_topic) if focus_topic else None,  # the focus text leaves too
             extra_context=cap_text(str(extra), 8_000, 6_000, 2_000),
         )
 

@@ -28,6 +28,7 @@ from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidat
 from hermes_context_lcm.outputs import externalize
 from hermes_context_lcm.settings import LCMSettings
 from hermes_context_lcm.summary_input import extra_context
+from hermes_core.redact import redact
 from hermes_core.engine import ContextEngine
 from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pairs
 from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
@@ -294,7 +295,7 @@ class LCMEngine(ContextEngine):
         tail_budget = int(min(s.fresh_tail_tokens, s.fresh_tail_ratio * threshold))
         summarizer = self.ctx.summarizer or deterministic_summarizer()
         escalation = Escalation(summarizer, s.max_summary_calls, time.monotonic() + s.compaction_deadline_s,
-                                focus_topic=focus_topic)
+                                focus_topic=redact(focus_topic) if focus_topic else None)  # it leaves too
         builder = DagBuilder(self.store, self._bind(), escalation)
         covered = self._covered_ids()
         pre_compress_done = False
