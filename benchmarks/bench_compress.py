@@ -48,21 +48,23 @@ class StubSummarizer:
     name = "stub"
 
     def summarize(self, request: Any) -> Any:
-        from hermes_core.summarize import SummaryResult
+        from hermes_core.engine.summarizer import SummaryResult
 
         return SummaryResult(text="## Goal\n- benchmark\n" + "x" * 180, source="llm")
 
 
 def make_engine(context_length: int, summarizer: Any, pre_compress: Any = None) -> Any:
     from hermes_compressor import CompressorEngine
+    from hermes_summarizers.deterministic import DeterministicSummarizer
 
-    from hermes_core.config import HermesConfig
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.context import PluginContext
 
     cfg = HermesConfig()
     cfg.model.context_length = context_length
     extra = {"pre_compress": pre_compress} if pre_compress else {}
-    return CompressorEngine(PluginContext(home=Path(tempfile.gettempdir()), config=cfg, summarizer=summarizer, **extra))
+    return CompressorEngine(PluginContext(home=Path(tempfile.gettempdir()), config=cfg, summarizer=summarizer,
+                                          fallback_summarizer=DeterministicSummarizer(), **extra))
 
 
 def time_compress(messages: list[Message], context_length: int, summarizer: Any, runs: int) -> float:
@@ -77,9 +79,10 @@ def time_compress(messages: list[Message], context_length: int, summarizer: Any,
 
 
 def corpus_table(context_length: int, runs: int) -> list[dict[str, Any]]:
-    from hermes_core.summary_client import DeterministicSummarizer
-    from hermes_core.tokens import estimate_messages_tokens
-    from hermes_core.transcripts import load_transcript
+    from hermes_summarizers.deterministic import DeterministicSummarizer
+
+    from hermes_core.apps.transcripts import load_transcript
+    from hermes_core.text.tokens import estimate_messages_tokens
 
     rows = []
     for path in sorted(CORPUS.glob("*.json")):
@@ -130,7 +133,7 @@ def synthetic_session(n: int, seed: int = 7) -> list[Message]:
 
 
 def synthetic_table(sizes: list[int], runs: int) -> list[dict[str, Any]]:
-    from hermes_core.tokens import estimate_messages_tokens
+    from hermes_core.text.tokens import estimate_messages_tokens
 
     rows = []
     for n in sizes:
@@ -201,8 +204,9 @@ def survival(items: dict[str, Any], summary: str) -> dict[str, Any]:
 
 
 def recall_table(context_lengths: tuple[int, ...] = (32_000, 128_000)) -> list[dict[str, Any]]:
-    from hermes_core.summary_client import DeterministicSummarizer
-    from hermes_core.transcripts import load_transcript
+    from hermes_summarizers.deterministic import DeterministicSummarizer
+
+    from hermes_core.apps.transcripts import load_transcript
 
     rows = []
     for path in sorted(CORPUS.glob("*pre-compact.json")):

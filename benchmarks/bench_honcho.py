@@ -39,7 +39,7 @@ def quantiles(samples: list[float]) -> dict[str, float]:
 def make(home: Path, url: str, session: str) -> Any:
     from hermes_memory_honcho import HonchoMemoryProvider, HonchoSettings
 
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.plugin.context import PluginContext
 
     settings = HonchoSettings(base_url=url, session_strategy="per-session", retry_initial=0.05, retry_max=0.2)
     provider = HonchoMemoryProvider(PluginContext.default(home=home, settings=settings))

@@ -86,7 +86,7 @@ def snapshot_load(repeat: int = 300) -> tuple[float, float]:
     from hermes_memory_builtin import BuiltinMemoryProvider
     from hermes_memory_builtin.tool import run_memory_tool
 
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.plugin.context import PluginContext
 
     with tempfile.TemporaryDirectory() as tmp:
         provider = BuiltinMemoryProvider(PluginContext.default(home=Path(tmp)))

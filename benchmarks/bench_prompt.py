@@ -83,9 +83,9 @@ def bench_skills(count: int, repeat: int) -> dict[str, Samples]:
 
 
 def bench_full(count: int, repeat: int) -> dict[str, Samples]:
-    from hermes_core.host import build_host
-    from hermes_core.prompt import build_system_prompt
+    from hermes_core.plugin.host import build_host
     from hermes_core.records import PromptContext
+    from hermes_core.session.prompt import build_system_prompt
 
     with tempfile.TemporaryDirectory() as tmp:
         home, cwd = Path(tmp) / "home", Path(tmp) / "proj"
@@ -112,7 +112,7 @@ def bench_full(count: int, repeat: int) -> dict[str, Samples]:
 
 
 def scan_rates() -> dict[str, Any] | None:
-    from hermes_core.scanning import scan_text
+    from hermes_core.text.scanning import scan_text
 
     if not (CORPUS / "benign").is_dir():
         return None

@@ -33,8 +33,8 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "transcripts"
 
 
 def _host(home: Path, context_length: int) -> Any:
-    from hermes_core.config import HermesConfig
-    from hermes_core.host import build_host
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.host import build_host
 
     config = HermesConfig()
     config.model.context_length = context_length
@@ -42,7 +42,7 @@ def _host(home: Path, context_length: int) -> Any:
 
 
 def per_turn(history: int, turns: int, home: Path) -> dict[str, Any]:
-    from hermes_core.session import Session
+    from hermes_core.session.session import Session
 
     session = Session(_host(home, 10_000_000), session_id=f"bench-{history}")
     filler = "lorem ipsum dolor sit amet " * 22
@@ -70,8 +70,8 @@ def per_turn(history: int, turns: int, home: Path) -> dict[str, Any]:
 
 
 def replay_largest(runs: int, context_length: int) -> dict[str, Any]:
-    from hermes_core.replay import replay
-    from hermes_core.transcripts import load_transcript
+    from hermes_core.apps.replay import replay
+    from hermes_core.apps.transcripts import load_transcript
 
     path = max(CORPUS.glob("*.json"), key=lambda p: p.stat().st_size)
     transcript = load_transcript(path)

@@ -11,23 +11,23 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "hookimpl": "hermes_core.hookspecs",
-    "ContextEngine": "hermes_core.engine",
-    "MemoryProvider": "hermes_core.provider",
-    "PluginContext": "hermes_core.plugin_context",
-    "PluginHost": "hermes_core.host",
-    "build_host": "hermes_core.host",
-    "HermesConfig": "hermes_core.config",
-    "load_config": "hermes_core.config",
-    "ConfigError": "hermes_core.rawconfig",
+    "ContextEngine": "hermes_core.engine.base",
+    "MemoryProvider": "hermes_core.memory.base",
+    "PluginContext": "hermes_core.plugin.context",
+    "PluginHost": "hermes_core.plugin.host",
+    "build_host": "hermes_core.plugin.host",
+    "HermesConfig": "hermes_core.config.models",
+    "load_config": "hermes_core.config.models",
+    "ConfigError": "hermes_core.config.raw",
     "CompactionReport": "hermes_core.records",
     "ConfigMigration": "hermes_core.records",
     "PromptContext": "hermes_core.records",
     "PromptSection": "hermes_core.records",
-    "Session": "hermes_core.session",
-    "Summarizer": "hermes_core.summarize",
-    "SummaryError": "hermes_core.summarize",
-    "SummaryRequest": "hermes_core.summarize",
-    "SummaryResult": "hermes_core.summarize",
+    "Session": "hermes_core.session.session",
+    "Summarizer": "hermes_core.engine.summarizer",
+    "SummaryError": "hermes_core.engine.summarizer",
+    "SummaryRequest": "hermes_core.engine.summarizer",
+    "SummaryResult": "hermes_core.engine.summarizer",
 }
 
 __all__ = [
@@ -53,16 +53,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from hermes_core.config import HermesConfig, load_config
-    from hermes_core.engine import ContextEngine
+    from hermes_core.config.models import HermesConfig, load_config
+    from hermes_core.config.raw import ConfigError
+    from hermes_core.engine.base import ContextEngine
+    from hermes_core.engine.summarizer import Summarizer, SummaryError, SummaryRequest, SummaryResult
     from hermes_core.hookspecs import hookimpl
-    from hermes_core.host import PluginHost, build_host
-    from hermes_core.plugin_context import PluginContext
-    from hermes_core.provider import MemoryProvider
-    from hermes_core.rawconfig import ConfigError
+    from hermes_core.memory.base import MemoryProvider
+    from hermes_core.plugin.context import PluginContext
+    from hermes_core.plugin.host import PluginHost, build_host
     from hermes_core.records import CompactionReport, ConfigMigration, PromptContext, PromptSection
-    from hermes_core.session import Session
-    from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest, SummaryResult
+    from hermes_core.session.session import Session
 
 
 def __getattr__(name: str) -> Any:

@@ -27,15 +27,16 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from hermes_core.engine import ContextEngine
-    from hermes_core.provider import MemoryProvider
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.engine.base import ContextEngine
+    from hermes_core.engine.summarizer import Summarizer
+    from hermes_core.memory.base import MemoryProvider
     from hermes_core.records import (
         CompactionReport,
         ConfigMigration,
         PromptContext,
         PromptSection,
     )
-    from hermes_core.summarize import Summarizer
 
 __all__ = ["PROJECT", "hookimpl", "hookspec"]
 
@@ -71,12 +72,14 @@ def hermes_register_memory_providers() -> Iterable[tuple[str, type[MemoryProvide
 
 
 @hookspec
-def hermes_register_summarizers() -> Iterable[tuple[str, Summarizer]]:  # type: ignore[empty-body]
+def hermes_register_summarizers(config: HermesConfig) -> Iterable[tuple[str, Summarizer]]:  # type: ignore[empty-body]
     """Register summary backends, as ``(name, summarizer)`` pairs.
 
-    Fires once, when the host builds its summarizer registry. ``auxiliary.summarizer``
-    selects one by name; the built-ins are ``llm`` (the OpenAI-compatible client) and
-    ``deterministic`` (offline). Results are merged; a duplicate name is an error.
+    Fires once, when the host builds its summarizer registry. :param config: the
+    effective config (``auxiliary`` holds the model settings). ``auxiliary.summarizer``
+    selects one by name; the built-ins (the default plugin ``hermes_summarizers``) are
+    ``llm`` (the OpenAI-compatible client) and ``deterministic`` (offline, also every
+    engine's ``ctx.fallback_summarizer``). Results are merged; a duplicate name is an error.
     """
 
 

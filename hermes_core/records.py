@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from hermes_core.config import HermesConfig
+    from hermes_core.config.models import HermesConfig
 
 PluginKind = Literal["context_engine", "memory_provider", "plugin"]
 PluginStatus = Literal["active", "available", "disabled", "failed"]

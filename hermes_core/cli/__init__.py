@@ -13,6 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from hermes_core import __version__
 from hermes_core.cli.output import CommandError
 
 COMMANDS = ("plugins", "config", "memory", "compact", "prompt", "replay", "doctor", "tools")
@@ -23,6 +24,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hermes-core", description="Memory and context management for AI agents.")
     parser.add_argument("--config", metavar="PATH", help="config file (default: $HERMES_HOME/config.yaml)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    parser.add_argument("--version", action="version", version=f"hermes-core {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if only is None else (only,):
         module = importlib.import_module(f"hermes_core.cli.cmd_{name}")
@@ -82,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if args.debug:
             raise
-        from hermes_core.rawconfig import ConfigError
+        from hermes_core.config.raw import ConfigError
 
         code = 2 if isinstance(exc, ConfigError) else getattr(exc, "code", 1)
         message = str(exc) if isinstance(exc, (CommandError, ConfigError)) else f"{type(exc).__name__}: {exc}"

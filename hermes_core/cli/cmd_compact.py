@@ -31,9 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from hermes_core.apps.transcripts import TranscriptError, load_transcript
     from hermes_core.cli.common import host_from_args
-    from hermes_core.tokens import estimate_messages_tokens
-    from hermes_core.transcripts import TranscriptError, load_transcript
+    from hermes_core.text.tokens import estimate_messages_tokens
 
     if args.context_length is not None and args.context_length <= 0:
         raise CommandError("--context-length must be a positive number of tokens", code=2)
@@ -84,7 +84,7 @@ def _key(message: dict[str, Any]) -> str:
 
 
 def _text(message: dict[str, Any]) -> str:
-    from hermes_core.messages import text_of
+    from hermes_core.text.messages import text_of
 
     return text_of(message.get("content"))
 

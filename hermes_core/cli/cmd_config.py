@@ -36,10 +36,10 @@ def run_show(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     """Validate the file, then build the plugin host from it: selection and plugin sections too."""
     from hermes_core.cli.common import config_file, explicit_config
-    from hermes_core.config import load_config
-    from hermes_core.host import build_host
-    from hermes_core.paths import hermes_home
-    from hermes_core.rawconfig import ConfigError
+    from hermes_core.config.models import load_config
+    from hermes_core.config.paths import hermes_home
+    from hermes_core.config.raw import ConfigError
+    from hermes_core.plugin.host import build_host
 
     try:
         path = config_file(args)

@@ -20,9 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from hermes_core.apps.doctor import run_doctor
     from hermes_core.cli.common import config_file
-    from hermes_core.doctor import run_doctor
-    from hermes_core.paths import hermes_home
+    from hermes_core.config.paths import hermes_home
 
     report = run_doctor(hermes_home(), config_file(args), cwd=args.cwd, aux_timeout=args.timeout)
     if args.json:

@@ -16,9 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from hermes_core.listing import list_plugins
-    from hermes_core.paths import hermes_home
-    from hermes_core.rawconfig import env_flag, load_raw_config
+    from hermes_core.config.paths import hermes_home
+    from hermes_core.config.raw import env_flag, load_raw_config
+    from hermes_core.plugin.listing import list_plugins
 
     raw = load_raw_config(config_file(args))
     infos, warnings = list_plugins(hermes_home(), raw)

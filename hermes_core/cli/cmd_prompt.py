@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     from hermes_core.cli.common import host_from_args
-    from hermes_core.prompt import build_system_prompt
     from hermes_core.records import PromptContext
+    from hermes_core.session.prompt import build_system_prompt
 
     cwd = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
     if not cwd.is_dir():

@@ -13,12 +13,12 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_core.apps.transcripts import TranscriptError
 from hermes_core.cli.output import CommandError, emit_json, progress, table
-from hermes_core.transcripts import TranscriptError
 
 if TYPE_CHECKING:
-    from hermes_core.replay import ReplayResult
-    from hermes_core.transcripts import Transcript
+    from hermes_core.apps.replay import ReplayResult
+    from hermes_core.apps.transcripts import Transcript
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from hermes_core.paths import config_path, hermes_home
-    from hermes_core.transcripts import load_transcript
+    from hermes_core.apps.transcripts import load_transcript
+    from hermes_core.config.paths import config_path, hermes_home
 
     if args.context_length is not None and args.context_length <= 0:
         raise CommandError("--context-length must be a positive number of tokens", code=2)
@@ -83,8 +83,8 @@ def scratch_home(home: Path) -> Iterator[Path]:
 
 
 def replay_and_report(args: argparse.Namespace, transcript: Transcript, scratch: Path | None = None) -> int:
+    from hermes_core.apps.replay import Replayer
     from hermes_core.cli.common import host_from_args
-    from hermes_core.replay import Replayer
 
     host = host_from_args(args)
     try:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_core.cli.output import CommandError, emit_json, table
 
 if TYPE_CHECKING:
-    from hermes_core.host import PluginHost
+    from hermes_core.plugin.host import PluginHost
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -71,7 +71,7 @@ def list_tools(host: PluginHost, as_json: bool) -> int:
 
 
 def call_tool(host: PluginHost, args: argparse.Namespace) -> int:
-    from hermes_core.session import Session
+    from hermes_core.session.session import Session
 
     try:
         parsed = json.loads(args.arguments)

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.cli.output import CommandError
-from hermes_core.paths import config_path, hermes_home
+from hermes_core.config.paths import config_path, hermes_home
 
 if TYPE_CHECKING:
-    from hermes_core.config import LoadedConfig
-    from hermes_core.host import PluginHost
+    from hermes_core.config.models import LoadedConfig
+    from hermes_core.plugin.host import PluginHost
 
 
 def explicit_config(args: argparse.Namespace) -> Path | None:
@@ -32,7 +32,7 @@ def load(args: argparse.Namespace) -> LoadedConfig:
     """Load and validate config; warnings go to the log (stderr)."""
     import logging
 
-    from hermes_core.config import load_config
+    from hermes_core.config.models import load_config
 
     loaded = load_config(config_file(args))
     for warning in loaded.warnings:
@@ -46,7 +46,7 @@ def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
     Without ``--config``, config.yaml comes from ``$HERMES_HOME`` and plugins' one-time
     migrations run, exactly as for ``Session.open()``.
     """
-    from hermes_core.host import build_host
+    from hermes_core.plugin.host import build_host
 
     overrides: dict[str, Any] = {}
     if getattr(args, "engine", None):

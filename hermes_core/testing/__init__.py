@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from hermes_core.host import PluginHost
+    from hermes_core.plugin.host import PluginHost
 
 
 @pytest.fixture
@@ -61,8 +61,8 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
     ``make_host(**{"context.engine": "mine", "model.context_length": 16000})``.
     Engines and providers passed here are registered in-process under the given names.
     """
-    from hermes_core.config import HermesConfig, load_config, with_overrides
-    from hermes_core.host import build_host
+    from hermes_core.config.models import HermesConfig, load_config, with_overrides
+    from hermes_core.plugin.host import build_host
 
     built: list[PluginHost] = []
 
@@ -79,8 +79,6 @@ def make_host(hermes_home: Path) -> Iterator[Callable[..., PluginHost]]:
         if config is None:  # what write_config wrote, else the defaults
             config = load_config(home=hermes_home).config
         cfg = with_overrides(config, {k.replace("__", "."): v for k, v in overrides.items()})
-        if not load_entrypoints:
-            engines, providers = _with_builtins(engines, providers, cfg)
         host = build_host(
             cfg,
             home=hermes_home,
@@ -131,19 +129,3 @@ def installed_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> C
 
     return install
 
-
-def _with_builtins(
-    engines: dict[str, type] | None, providers: dict[str, type] | None, cfg: Any
-) -> tuple[dict[str, type], dict[str, type]]:
-    """Without entry points, still offer the built-in engine and provider by name."""
-    from hermes_core.discovery import CORE_DISTRIBUTION, iter_entry_points, load
-
-    engines, providers = dict(engines or {}), dict(providers or {})
-    for cand in iter_entry_points():
-        if cand.distribution != CORE_DISTRIBUTION:
-            continue
-        if cand.kind == "context_engine" and cand.name not in engines:
-            engines[cand.name] = load(cand)
-        elif cand.kind == "memory_provider" and cand.name not in providers:
-            providers[cand.name] = load(cand)
-    return engines, providers

@@ -3,7 +3,7 @@
 Use it from any engine's tests::
 
     from hermes_core.testing.engine_conformance import check_engine, corpus_cases, engine_factory
-    from hermes_core.transcripts import load_transcript
+    from hermes_core.apps.transcripts import load_transcript
 
     @pytest.mark.parametrize(("path", "context_length"), corpus_cases())  # corpus x 16k..128k
     def test_conformance(path, context_length, tmp_path):
@@ -18,7 +18,7 @@ above the current directory.
 
 :func:`check_engine` returns a list of human-readable problems (empty means conformant).
 It checks, on a fresh engine per phase: below the threshold ``compress()`` is a no-op;
-automatic and forced compaction give an API-valid list (``hermes_core.messages.api_problems``;
+automatic and forced compaction give an API-valid list (``hermes_core.text.messages.api_problems``;
 as many adjacent same-role pairs as the input already had are excused: an engine may not
 add any, but need not rewrite the user's turns to remove them), keep the system message
 and the last user message verbatim, never mutate the input, and fit under the threshold
@@ -37,12 +37,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.messages import api_problems, text_of
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.text.messages import api_problems, text_of
+from hermes_core.text.tokens import estimate_messages_tokens
 
 if TYPE_CHECKING:
-    from hermes_core.engine import ContextEngine
-    from hermes_core.summarize import Summarizer
+    from hermes_core.engine.base import ContextEngine
+    from hermes_core.engine.summarizer import Summarizer
 
 Message = dict[str, Any]
 EngineFactory = Callable[[int], "ContextEngine"]
@@ -60,18 +60,21 @@ def engine_factory(
 ) -> EngineFactory:
     """A factory building ``engine_cls`` for a given context length, offline by default.
 
-    The engine gets a :class:`~hermes_core.plugin_context.PluginContext` rooted at
-    ``home`` whose summarizer is the deterministic one unless ``summarizer`` is given.
+    The engine gets a :class:`~hermes_core.plugin.context.PluginContext` rooted at
+    ``home`` whose summarizer is the installed offline one (``deterministic``, also its
+    ``fallback_summarizer``) unless ``summarizer`` is given.
     """
-    from hermes_core.config import HermesConfig
-    from hermes_core.plugin_context import PluginContext
-    from hermes_core.summary_client import DeterministicSummarizer
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.context import PluginContext
+    from hermes_core.plugin.host import build_host
+
+    offline = build_host(HermesConfig(), home=home).fallback_summarizer
 
     def build(context_length: int) -> ContextEngine:
         cfg = (config or HermesConfig()).model_copy(deep=True)
         cfg.model.context_length = int(context_length)
         ctx = PluginContext(home=home, config=cfg, settings=settings,
-                            summarizer=summarizer or DeterministicSummarizer())
+                            summarizer=summarizer or offline, fallback_summarizer=offline)
         return engine_cls(ctx)
 
     return build

@@ -40,9 +40,9 @@ from typing import Any
 
 import pytest
 
-from hermes_core.memory_manager import CORE_TOOL_NAMES
-from hermes_core.provider import MemoryProvider
-from hermes_core.rawconfig import BUILTIN_PROVIDER as BUILTIN
+from hermes_core.config.raw import BUILTIN_PROVIDER as BUILTIN
+from hermes_core.memory.base import MemoryProvider
+from hermes_core.memory.manager import CORE_TOOL_NAMES
 
 __all__ = [
     "CHECKS",

@@ -11,6 +11,7 @@ API; the summary backend is ``ctx.summarizer``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -30,11 +31,10 @@ from hermes_compressor.prepare import cap_text, summary_turns
 from hermes_compressor.prune import ToolIndex, dedup_tool_outputs, prune_message, tool_index
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
 from hermes_core import ContextEngine
-from hermes_core.messages import sanitize_tool_pairs, text_of
-from hermes_core.redact import redact
-from hermes_core.summarize import SummaryError, SummaryRequest
-from hermes_core.summary_client import DeterministicSummarizer, cap_answer
-from hermes_core.tokens import estimate_message_tokens
+from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
+from hermes_core.text.messages import sanitize_tool_pairs, text_of
+from hermes_core.text.redact import redact
+from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
     from hermes_core import PluginContext
@@ -191,7 +191,10 @@ class CompressorEngine(ContextEngine):
         tools = tool_index(messages)
         request = self._request(turns, sum(tokens[i] for i in span), previous, focus_topic, tools)
         self._fallback_reason = ""
-        body, source = self._summarize(request)
+        outcome = self._summarize(request)
+        if outcome is None:
+            return self._trim(messages, total, force, self._fallback_reason)
+        body, source = outcome
         result = self._assemble(messages, tokens, split, body, tools)
         after = sum(estimate_message_tokens(m) for m in result)
         if after >= total:
@@ -260,10 +263,14 @@ class CompressorEngine(ContextEngine):
             extra_context=cap_text(str(extra), 8_000, 6_000, 2_000),
         )
 
-    def _summarize(self, request: SummaryRequest) -> tuple[str, str]:
-        """``(summary body, source)``; never gives up: a failing or cooling summarizer is
-        replaced by the offline deterministic one (source ``fallback``), so the window holds."""
-        summarizer = self.ctx.summarizer or DeterministicSummarizer()
+    def _summarize(self, request: SummaryRequest) -> tuple[str, str] | None:
+        """``(summary body, source)``: a failing or cooling summarizer is replaced by the
+        offline fallback (source ``fallback``), so the window holds. None only when no
+        summarizer at all is installed; the caller then trims."""
+        summarizer = self.ctx.summarizer or self.ctx.fallback_summarizer
+        if summarizer is None:
+            self._fallback_reason = "no summarizer is installed (the hermes_summarizers plugin is off)"
+            return None
         now = time.monotonic()
         if now < self._cooldown_until:
             error = f"{self._cooldown_reason}; not retried for {int(self._cooldown_until - now)} more s"
@@ -281,7 +288,11 @@ class CompressorEngine(ContextEngine):
                 error = f"other: {type(exc).__name__}: {exc}"
         self._fallback_reason = error
         note = f"The summary service failed ({error}); this summary was built locally from the turns."
-        return DeterministicSummarizer(note=note).summarize(request).text, "fallback"
+        fallback = self.ctx.fallback_summarizer
+        if fallback is None:
+            self._fallback_reason = f"summary failed ({error}) and no fallback summarizer is installed"
+            return None
+        return fallback.summarize(dataclasses.replace(request, note=note)).text, "fallback"
 
     def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str,
                   tools: ToolIndex) -> list[Message]:

@@ -23,8 +23,8 @@ from hermes_compressor.constants import (
     TOOL_ARGS_MAX,
 )
 from hermes_compressor.prune import ToolIndex, prune_message
-from hermes_core.messages import omitted_middle, text_of
-from hermes_core.redact import REDACTED, redact
+from hermes_core.text.messages import omitted_middle, text_of
+from hermes_core.text.redact import REDACTED, redact
 
 Message = dict[str, Any]
 

@@ -20,8 +20,7 @@ from hermes_compressor.constants import (
     PRUNE_MIN_CHARS,
     PRUNED_TOOL_PREFIX,
 )
-from hermes_core.deterministic_summary import ERROR_LINE_RE
-from hermes_core.messages import text_of
+from hermes_core.text.messages import ERROR_LINE_RE, text_of
 
 Message = dict[str, Any]
 ToolIndex = dict[str, str]  # call id -> tool name

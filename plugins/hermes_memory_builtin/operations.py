@@ -10,7 +10,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from hermes_core.scanning import pattern_ids, scan_text
+from hermes_core.text.scanning import pattern_ids, scan_text
 from hermes_memory_builtin.store import MemoryStoreError, entry_problem, joined_size
 
 

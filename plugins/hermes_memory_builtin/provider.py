@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.provider import MemoryProvider
+from hermes_core.memory.base import MemoryProvider
 from hermes_memory_builtin.snapshot import build_snapshot
 from hermes_memory_builtin.store import MemoryStore
 
 if TYPE_CHECKING:
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.plugin.context import PluginContext
 
 MAX_CONSOLIDATION_FAILURES = 3
 STOP_RETRYING = (

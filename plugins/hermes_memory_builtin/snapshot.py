@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from hermes_core.scanning import pattern_ids, scan_text
+from hermes_core.text.scanning import pattern_ids, scan_text
 from hermes_memory_builtin.operations import hidden_character, usage, visible
 from hermes_memory_builtin.store import FILES, MemoryStore, MemoryStoreError, joined_size, serialize
 

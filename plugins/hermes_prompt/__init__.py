@@ -3,7 +3,7 @@
 identity (100, SOUL.md), platform hints (200), skills index (300), project context
 files (400), behavioural guidance (600) and model-specific guidance (610). The memory
 snapshot (500) and the compaction note come from the core assembler,
-:func:`hermes_core.prompt.build_system_prompt`.
+:func:`hermes_core.session.prompt.build_system_prompt`.
 
 Importing this package is cheap: the parts are imported when the hook first fires. A
 part that fails is reported as a skipped section; the others still build.
@@ -31,7 +31,7 @@ def _isolated(name: str, order: int, build: Callable[[], PromptSection]) -> Prom
 
 @hookimpl
 def hermes_system_prompt_sections(ctx: PromptContext) -> list[PromptSection]:
-    from hermes_core.config import HermesConfig
+    from hermes_core.config.models import HermesConfig
 
     from . import context_files, guidance, identity, models, platform, skills
 

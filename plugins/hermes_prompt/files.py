@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.scanning import Finding, blocked_notice, pattern_ids, scan_text
+from hermes_core.text.scanning import Finding, blocked_notice, pattern_ids, scan_text
 
 from . import front_matter
 

@@ -306,7 +306,7 @@ def _flagged(texts: list[str]) -> dict[int, list[str]]:
     One scan over one line per text keeps this cheap; newlines inside a text (a folder
     name may hold one) are flattened so line numbers map back to texts.
     """
-    from hermes_core.scanning import pattern_ids, scan_text
+    from hermes_core.text.scanning import pattern_ids, scan_text
 
     hits = scan_text("\n".join(t.replace("\n", " ") for t in texts))
     return {line - 1: pattern_ids([h for h in hits if h.line == line]) for line in sorted({h.line for h in hits})}

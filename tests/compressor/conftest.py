@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 from hermes_compressor import CompressorEngine
+from hermes_summarizers.deterministic import DeterministicSummarizer
+from hermes_summarizers.llm import LLMSummarizer
 
-from hermes_core.config import HermesConfig
-from hermes_core.plugin_context import PluginContext
-from hermes_core.summary_client import LLMSummarizer
+from hermes_core.config.models import HermesConfig
+from hermes_core.plugin.context import PluginContext
 
 
 def conversation(turns: int = 40, tool_chars: int = 1600) -> list[dict[str, Any]]:
@@ -43,7 +44,8 @@ def make_engine(tmp_path: Path) -> Callable[..., CompressorEngine]:
             cfg.auxiliary.max_retries = aux.pop("max_retries", 2)
             summarizer = summarizer or LLMSummarizer(cfg, backoff=0.01)
         extra = {"pre_compress": pre_compress} if pre_compress else {}
-        return CompressorEngine(PluginContext(home=tmp_path, config=cfg, summarizer=summarizer, **extra))
+        return CompressorEngine(PluginContext(home=tmp_path, config=cfg, summarizer=summarizer,
+                                              fallback_summarizer=DeterministicSummarizer(), **extra))
 
     return make
 

@@ -68,7 +68,7 @@ def _gcp_service_account(rng: random.Random) -> tuple[dict[str, str], str, str]:
     return doc, body, key_id
 
 
-def planted(seed: int = SEED) -> list[Planted]:  # noqa: PLR0915 - one long, flat list of templates
+def planted(seed: int = SEED) -> list[Planted]:
     rng = random.Random(seed)
     out: list[Planted] = []
 
@@ -144,8 +144,8 @@ def planted(seed: int = SEED) -> list[Planted]:  # noqa: PLR0915 - one long, fla
     add("cookie-curl", f"curl -b 'session={(a := _r(rng, 28))}' https://app.example.com/me", a)
     # Authorization of every scheme
     add("auth-bearer", f"Authorization: Bearer {(s := _r(rng, 40, _ALNUM + '._-'))}", s)
-    add("auth-basic", f"-H 'Authorization: Basic {(s := base64.b64encode(b'deploy:' + _r(rng, 14).encode()).decode())}'",
-        s)
+    s = base64.b64encode(b"deploy:" + _r(rng, 14).encode()).decode()
+    add("auth-basic", f"-H 'Authorization: Basic {s}'", s)
     add("auth-token", f"Authorization: token {(s := _hex(rng, 40))}", s)
     add("auth-digest", f'Authorization: Digest username="ops", realm="api", nonce="{_hex(rng, 16)}", '
                        f'uri="/x", response="{(s := _hex(rng, 32))}"', s)
@@ -180,7 +180,8 @@ def planted(seed: int = SEED) -> list[Planted]:  # noqa: PLR0915 - one long, fla
     add("cli-docker-login", f"docker login -u ops -p {(s := _r(rng, 20))} registry.example.com", s)
     add("cli-token-flag", f"gh auth login --with-token --api-key {(s := _r(rng, 30))}", s)
     # secrets inside JSON-escaped tool-call arguments
-    add("tool-args-env", json.dumps({"command": f'export DB_PASSWORD="{(s := _r(rng, 6) + " " + _r(rng, 6))}" && ./run'}), s)
+    s = _r(rng, 6) + " " + _r(rng, 6)
+    add("tool-args-env", json.dumps({"command": f'export DB_PASSWORD="{s}" && ./run'}), s)
     add("tool-args-nested", json.dumps({"body": json.dumps({"password": (s := _r(rng, 14)), "user": "x"})}), s)
     add("tool-args-header", json.dumps({"headers": "Authorization: Bearer " + (s := _r(rng, 32)) + "\nAccept: */*"}), s)
     return out

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from hermes_compressor import CompressorEngine
 
+from hermes_core.apps.transcripts import load_transcript
 from hermes_core.testing.engine_conformance import check_engine, corpus_cases, corpus_dir, engine_factory
-from hermes_core.transcripts import load_transcript
 
 CORPUS = (
     corpus_dir(Path(__file__).resolve())

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hermes_core.deterministic_summary import SECTIONS, DeterministicSummarizer, build_summary
-from hermes_core.redact import redact
-from hermes_core.summarize import SummaryRequest
+from hermes_summarizers.deterministic import SECTIONS, DeterministicSummarizer, build_summary
+
+from hermes_core.engine.summarizer import SummaryRequest
+from hermes_core.text.redact import redact
 
 
 def call(cid: str, name: str, **args: Any) -> dict[str, Any]:

@@ -9,11 +9,11 @@ from typing import Any
 
 from hermes_compressor.constants import DUPLICATE_TOOL_OUTPUT, PRUNED_TOOL_PREFIX, SUMMARY_PREFIX, SYSTEM_NOTE
 from hermes_compressor.prune import shrink_json_text
+from hermes_summarizers.deterministic import DeterministicSummarizer
 
-from hermes_core.messages import api_problems
-from hermes_core.summarize import SummaryRequest, SummaryResult
-from hermes_core.summary_client import DeterministicSummarizer
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.engine.summarizer import SummaryRequest, SummaryResult
+from hermes_core.text.messages import api_problems
+from hermes_core.text.tokens import estimate_messages_tokens
 
 Engine = Callable[..., Any]
 Convo = Callable[..., list[dict[str, Any]]]

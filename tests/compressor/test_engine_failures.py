@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from hermes_compressor.constants import SUMMARY_PREFIX
 
-from hermes_core.messages import api_problems
 from hermes_core.testing.llm_server import Reply, Script, chat_answer, closed_port_url, llm_server
+from hermes_core.text.messages import api_problems
 
 Engine = Callable[..., Any]
 
@@ -112,7 +112,7 @@ def test_any_summarizers_runaway_answer_is_capped_and_redacted(make_engine: Engi
         name = "runaway"
 
         def summarize(self, request: Any) -> Any:
-            from hermes_core.summarize import SummaryResult
+            from hermes_core.engine.summarizer import SummaryResult
 
             self.budget = request.budget_tokens
             return SummaryResult(text="## Goal\n- password=hunter2isMyPass\n" + "eyJ" * 70_000, source="llm")

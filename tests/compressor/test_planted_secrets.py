@@ -19,11 +19,10 @@ from typing import Any
 import pytest
 from hermes_compressor.constants import CONTENT_HEAD
 from hermes_compressor.summary_message import summary_block
+from hermes_summarizers.llm import build_prompt
 
-from hermes_core.redact import redact
-from hermes_core.summarize import SummaryRequest, SummaryResult
-from hermes_core.summary_client import build_prompt
-
+from hermes_core.engine.summarizer import SummaryRequest, SummaryResult
+from hermes_core.text.redact import redact
 
 
 def _load_planted() -> Any:
@@ -134,8 +133,8 @@ def test_lcm_sends_no_planted_secret(position: str, tmp_path: Path) -> None:
     from hermes_context_lcm.engine import LCMEngine
     from hermes_context_lcm.settings import LCMSettings
 
-    from hermes_core.config import HermesConfig
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.context import PluginContext
 
     recording = Recording()
     config = HermesConfig.model_validate({"model": {"context_length": 16_000}})

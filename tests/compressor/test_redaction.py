@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hermes_summarizers.llm import serialize_turns
 
-from hermes_core.redact import redact
-from hermes_core.summarize import SummaryRequest, SummaryResult
-from hermes_core.summary_client import serialize_turns
+from hermes_core.engine.summarizer import SummaryRequest, SummaryResult
+from hermes_core.text.redact import redact
 
 PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + "A" * 3000
 PEM = f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----"

@@ -5,11 +5,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import hermes_summarizers
 import pytest
+from hermes_summarizers.llm import LLMSummarizer, build_prompt
 
-from hermes_core.config import HermesConfig
-from hermes_core.summarize import SummaryError, SummaryRequest
-from hermes_core.summary_client import LLMSummarizer, build_prompt, builtin_summarizers
+from hermes_core.config.models import HermesConfig
+from hermes_core.engine.summarizer import SummaryError, SummaryRequest
 from hermes_core.testing.llm_server import Reply, Script, chat_answer, closed_port_url, llm_server
 
 REQUEST = SummaryRequest(turns=[{"role": "user", "content": "Fix src/app.py"},
@@ -119,7 +120,7 @@ def test_unconfigured_llm_is_other() -> None:
 
 
 def test_builtin_table_and_prompt_parts() -> None:
-    table = builtin_summarizers(HermesConfig())
+    table = dict(hermes_summarizers.hermes_register_summarizers(HermesConfig()))
     assert set(table) == {"llm", "deterministic"}
     prompt = build_prompt(SummaryRequest(turns=[], budget_tokens=3000, previous_summary="## Goal\n- old",
                                          focus_topic="database", extra_context="user prefers tabs"))

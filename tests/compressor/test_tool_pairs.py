@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_core.messages import STUB_TOOL_RESULT, api_problems, sanitize_tool_pairs
+from hermes_core.text.messages import STUB_TOOL_RESULT, api_problems, sanitize_tool_pairs
 
 Message = dict[str, Any]
 

@@ -10,12 +10,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hermes_summarizers.llm import LLMSummarizer
 
-from hermes_core.config import HermesConfig
-from hermes_core.host import build_host
-from hermes_core.replay import replay
-from hermes_core.summary_client import LLMSummarizer
-from hermes_core.summarize import SummaryError, SummaryRequest
+from hermes_core.apps.replay import replay
+from hermes_core.config.models import HermesConfig
+from hermes_core.engine.summarizer import SummaryError, SummaryRequest
+from hermes_core.plugin.host import build_host
 from hermes_core.testing.llm_server import Reply, Script, chat_answer, closed_port_url, llm_server
 
 WINDOW = 16_000
@@ -94,7 +94,7 @@ def test_every_transcript_stays_under_the_window(fault: str, transcripts_dir: Pa
 
 def test_a_huge_recall_is_capped_before_it_is_fenced(tmp_path: Path) -> None:
     from hermes_core import MemoryProvider
-    from hermes_core.session import Session
+    from hermes_core.session.session import Session
 
     class FloodingRecall(MemoryProvider):
         @property

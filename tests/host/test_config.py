@@ -8,8 +8,8 @@ from hermes_compressor import CompressorEngine
 from pydantic import BaseModel, Field
 
 from hermes_core import ConfigError, ContextEngine, hookimpl
-from hermes_core.config import HermesConfig, load_config
-from hermes_core.host import build_host
+from hermes_core.config.models import HermesConfig, load_config
+from hermes_core.plugin.host import build_host
 from hermes_core.records import ConfigMigration
 
 

@@ -12,6 +12,7 @@ PLUGIN_PACKAGES = {
     "hermes_compressor",
     "hermes_memory_builtin",
     "hermes_prompt",
+    "hermes_summarizers",
     "hermes_context_lcm",
     "hermes_memory_honcho",
 }

@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from hermes_core.discovery import discover
-from hermes_core.host import SelectionError
+from hermes_core.plugin.discovery import discover
+from hermes_core.plugin.host import SelectionError
 
 from .plugin_sources import BROKEN_IMPORT, ENGINE, MARKS_IMPORT, MISSPELLED_HOOK, OBSERVER, PROVIDER, UNAVAILABLE
 
@@ -212,7 +212,7 @@ def test_bad_hook_signatures_and_duplicate_entry_points_fail_alone(installed_dis
 
 
 def test_abstract_engines_are_failed_in_the_listing_too(installed_distribution, hermes_home):
-    from hermes_core.listing import list_plugins
+    from hermes_core.plugin.listing import list_plugins
 
     installed_distribution(
         "hermes-context-half",

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from hermes_core import ContextEngine, MemoryProvider, hookimpl, hookspecs
-from hermes_core.adapters import EngineHooks, ProviderHooks
+from hermes_core.plugin.bridge import EngineHooks, ProviderHooks
 from hermes_core.records import PromptContext, PromptSection
 
 SPEC_NAMES = sorted(n for n in vars(hookspecs) if n.startswith("hermes_"))

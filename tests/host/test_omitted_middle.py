@@ -1,11 +1,11 @@
-"""hermes_core.messages.omitted_middle: the head/tail bound both engines use for summary input."""
+"""hermes_core.text.messages.omitted_middle: the head/tail bound both engines use for summary input."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_core.messages import omitted_middle
+from hermes_core.text.messages import omitted_middle
 
 
 @given(st.lists(st.integers(0, 5000), max_size=60), st.integers(1, 20000), st.floats(0.0, 1.0))

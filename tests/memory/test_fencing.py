@@ -10,7 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core.fencing import FENCE_CLOSE, FENCE_OPEN, SYSTEM_NOTE, build_memory_context_block, sanitize_context
+from hermes_core.memory.fencing import (
+    FENCE_CLOSE,
+    FENCE_OPEN,
+    SYSTEM_NOTE,
+    build_memory_context_block,
+    sanitize_context,
+)
 
 ANY_TAG = re.compile(r"[<\u2039\u3008\u27e8]\s*/?\s*memory[\s_\-]*context", re.IGNORECASE)
 

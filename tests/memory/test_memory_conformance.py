@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hermes_memory_builtin import BuiltinMemoryProvider
 
-from hermes_core.plugin_context import PluginContext
+from hermes_core.plugin.context import PluginContext
 from hermes_core.testing.provider_conformance import ProviderConformance
 
 

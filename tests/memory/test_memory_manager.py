@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import pytest
 
 from hermes_core import MemoryProvider, hookimpl
-from hermes_core.memory_manager import NUDGE_TEXT
+from hermes_core.memory.manager import NUDGE_TEXT
 
 
 class External(MemoryProvider):

@@ -6,12 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import hermes_prompt
 import pytest
 
 from hermes_core import hookimpl
-from hermes_core.prompt import COMPACTION_NOTE, build_system_prompt
 from hermes_core.records import PromptContext, PromptSection
+from hermes_core.session.prompt import COMPACTION_NOTE, build_system_prompt
 
 from .conftest import write_skill
 
@@ -46,7 +45,7 @@ def ctx_for(host, cwd: Path, **kw) -> PromptContext:  # type: ignore[no-untyped-
 
 
 def test_sections_follow_the_seed_order(make_host, project: Path) -> None:  # type: ignore[no-untyped-def]
-    host = make_host(plugins=(hermes_prompt, ExtraSections()))
+    host = make_host(plugins=(ExtraSections(),))
     prompt = build_system_prompt(host, ctx_for(host, project, compacted=True))
     names = [s.name for s in prompt.sections]
     assert names == ["identity", "platform", "skills", "context_files", "between", "memory", "guidance",
@@ -61,7 +60,7 @@ def test_sections_follow_the_seed_order(make_host, project: Path) -> None:  # ty
 
 
 def test_no_compaction_note_or_memory_unless_given(make_host, project: Path) -> None:  # type: ignore[no-untyped-def]
-    host = make_host(plugins=(hermes_prompt,))
+    host = make_host()
     prompt = build_system_prompt(host, ctx_for(host, project, memory_blocks=("", "  ")))
     assert COMPACTION_NOTE not in prompt.text
     assert "memory" not in [s.name for s in prompt.sections]
@@ -70,9 +69,9 @@ def test_no_compaction_note_or_memory_unless_given(make_host, project: Path) -> 
 def test_byte_identical_when_nothing_changed(make_host, project: Path) -> None:  # type: ignore[no-untyped-def]
     from hermes_prompt import skills
 
-    first_host = make_host(plugins=(hermes_prompt,))
+    first_host = make_host()
     first = build_system_prompt(first_host, ctx_for(first_host, project)).text
-    host = make_host(plugins=(hermes_prompt,))
+    host = make_host()
     again = build_system_prompt(host, ctx_for(host, project)).text  # LRU layer
     skills.invalidate()
     from_snapshot = build_system_prompt(host, ctx_for(host, project)).text
@@ -83,7 +82,7 @@ def test_byte_identical_when_nothing_changed(make_host, project: Path) -> None: 
 
 def test_report_counts_parts_and_findings(make_host, project: Path) -> None:  # type: ignore[no-untyped-def]
     (project / "AGENTS.md").write_text("x\n" * 30_000, encoding="utf-8")
-    host = make_host(plugins=(hermes_prompt,), **{"prompt.context_file_max_chars": 5_000})
+    host = make_host(**{"prompt.context_file_max_chars": 5_000})
     prompt = build_system_prompt(host, ctx_for(host, project, platform="pigeon"))
     report = prompt.report()
     assert report["chars"] == len(prompt.text) and report["tokens"] == (len(prompt.text) + 3) // 4
@@ -98,7 +97,7 @@ def test_report_counts_parts_and_findings(make_host, project: Path) -> None:  # 
 
 
 def test_a_failing_plugin_costs_only_its_own_sections(make_host, project: Path) -> None:  # type: ignore[no-untyped-def]
-    host = make_host(plugins=(hermes_prompt, Broken()))
+    host = make_host(plugins=(Broken(),))
     prompt = build_system_prompt(host, ctx_for(host, project))
     assert "You are Ada." in prompt.text and "## Skills" in prompt.text
 
@@ -110,7 +109,7 @@ def test_a_failing_part_is_reported_and_the_rest_builds(make_host, project: Path
         raise OSError("disk on fire")
 
     monkeypatch.setattr(skills, "skills_section", explode)
-    host = make_host(plugins=(hermes_prompt,))
+    host = make_host()
     prompt = build_system_prompt(host, ctx_for(host, project))
     report = prompt.report()
     assert "You are Ada." in prompt.text and "## Skills" not in prompt.text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hermes_prompt.context_files import context_files_section
 
-from hermes_core.scanning import _IGNORABLE_RX, fold, pattern_ids, scan_text
+from hermes_core.text.scanning import _IGNORABLE_RX, fold, pattern_ids, scan_text
 
 # What the memory tool's guidance tells the model to save, and notes about it: never a finding.
 BENIGN_MEMORY = [

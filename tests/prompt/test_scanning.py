@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from hermes_core.scanning import THREAT_RULES, Finding, blocked_notice, pattern_ids, scan_text
+from hermes_core.text.scanning import THREAT_RULES, Finding, blocked_notice, pattern_ids, scan_text
 
 # One realistic example per pattern id; test_every_rule_has_an_example keeps this complete.
 EXAMPLES: dict[str, str] = {

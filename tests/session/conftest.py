@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 import pytest
 
 from hermes_core import ContextEngine, MemoryProvider
-from hermes_core.messages import sanitize_tool_pairs, text_of
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.text.messages import sanitize_tool_pairs, text_of
+from hermes_core.text.tokens import estimate_messages_tokens
 
 
 class TailEngine(ContextEngine):

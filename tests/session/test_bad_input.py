@@ -9,14 +9,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import hermes_prompt
 import pytest
 
+from hermes_core.apps.replay import Replayer, replay, split_turns
+from hermes_core.apps.transcripts import TranscriptError, load_transcript, parse_transcript
 from hermes_core.cli import main
-from hermes_core.messages import api_problems
-from hermes_core.replay import Replayer, replay, split_turns
-from hermes_core.session import Session
-from hermes_core.transcripts import TranscriptError, load_transcript, parse_transcript
+from hermes_core.session.session import Session
+from hermes_core.text.messages import api_problems
 
 REMEMBER = json.dumps({"action": "add", "target": "user", "content": "Prefers tabs over spaces"})
 
@@ -110,7 +109,7 @@ class Exploding:
 
 
 def test_provider_that_raises_everywhere(make_host: Any, recorder: type, hermes_home: Path) -> None:
-    host = make_host(plugins=[hermes_prompt], providers={"recorder": Exploding.make(recorder)},
+    host = make_host(providers={"recorder": Exploding.make(recorder)},
                      **{"memory.provider": "recorder", "model.context_length": 2000})
     result = replay(parse_transcript(json.dumps(conversation(3))), host)
     assert result.invalid_requests == 0 and result.requests == 9

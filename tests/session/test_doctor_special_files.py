@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from hermes_core.doctor import run_doctor
+from hermes_core.apps.doctor import run_doctor
 
 
 def test_a_fifo_context_file_is_a_warning_with_a_fix_and_no_git_root_is_plain_info(hermes_home, tmp_path):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from hermes_core.session import Session
+from hermes_core.session.session import Session
 
 HANG = 5.0
 BOUND = 0.3

@@ -6,14 +6,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-import hermes_prompt
 import pytest
 
-from hermes_core.fencing import FENCE_OPEN
-from hermes_core.messages import api_problems
-from hermes_core.replay import Replayer
+from hermes_core.apps.replay import Replayer
+from hermes_core.apps.transcripts import load_transcript
+from hermes_core.memory.fencing import FENCE_OPEN
 from hermes_core.testing.engine_conformance import corpus_dir
-from hermes_core.transcripts import load_transcript
+from hermes_core.text.messages import api_problems
 
 CORPUS = (
     corpus_dir(Path(__file__).resolve())
@@ -57,7 +56,7 @@ def test_corpus_is_present() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_replay_builtin_engine_and_provider(path: Path, make_host: Any) -> None:
-    host = make_host(plugins=[hermes_prompt], **{"model.context_length": 16_000})
+    host = make_host(**{"model.context_length": 16_000})
     assert host.engine.name == "compressor"
     assert [p.name for p in host.memory.providers] == ["builtin"]
     result, problems, replayer = replay_checked(path, host)
@@ -79,7 +78,7 @@ def test_replay_compacting_engine_with_external_provider(
     the system prompt may change only at a compaction (a rebuild per request would show here).
     """
     host = make_host(
-        plugins=[hermes_prompt],
+
         engines={"tail": tail_engine},
         providers={"recorder": recorder},
         **{"context.engine": "tail", "memory.provider": "recorder", "model.context_length": 16_000},

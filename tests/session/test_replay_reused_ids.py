@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hermes_core.replay import Replayer, ReplayResult
-from hermes_core.transcripts import parse_transcript
+from hermes_core.apps.replay import Replayer, ReplayResult
+from hermes_core.apps.transcripts import parse_transcript
 
 
 def bash_turn(n: int, call_id: str, output: str) -> list[dict[str, Any]]:

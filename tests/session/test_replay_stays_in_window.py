@@ -11,7 +11,7 @@ import logging
 
 import pytest
 
-from hermes_core.replay import replay
+from hermes_core.apps.replay import replay
 
 LONG_AGENTIC = [
     "claude-code_spotter_fa812bfe_pre-compact.json",

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import hermes_prompt
 import pytest
 
-from hermes_core.fencing import FENCE_OPEN
-from hermes_core.messages import api_problems
-from hermes_core.session import INTERRUPTED_TOOL_RESULT, Session, SessionError
+from hermes_core.memory.fencing import FENCE_OPEN
+from hermes_core.session.session import INTERRUPTED_TOOL_RESULT, Session, SessionError
+from hermes_core.text.messages import api_problems
 
 
 def call(cid: str, name: str, args: Any = "{}") -> dict[str, Any]:
@@ -23,7 +22,7 @@ def tool_reply(*calls: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def session(make_host: Any, recorder: type) -> Session:
-    host = make_host(plugins=[hermes_prompt], providers={"recorder": recorder}, **{"memory.provider": "recorder"})
+    host = make_host(providers={"recorder": recorder}, **{"memory.provider": "recorder"})
     return Session(host, session_id="s1")
 
 
@@ -156,7 +155,7 @@ def test_usage_missing_falls_back_to_the_estimate(make_host: Any, tail_engine: t
 def test_compaction_rebuilds_the_prompt_and_keeps_the_history_valid(
     make_host: Any, tail_engine: type, recorder: type
 ) -> None:
-    host = make_host(plugins=[hermes_prompt], engines={"tail": tail_engine}, providers={"recorder": recorder},
+    host = make_host(engines={"tail": tail_engine}, providers={"recorder": recorder},
                      **{"context.engine": "tail", "memory.provider": "recorder", "model.context_length": 4000})
     session = Session(host)
     prompts = set()
@@ -251,9 +250,9 @@ def test_is_host_tool(session: Session) -> None:
 
 
 def test_compaction_note_appears_after_a_compaction_and_goes_with_reset(make_host: Any, tail_engine: type) -> None:
-    from hermes_core.prompt import COMPACTION_NOTE
+    from hermes_core.session.prompt import COMPACTION_NOTE
 
-    host = make_host(plugins=[hermes_prompt], engines={"tail": tail_engine}, **{"context.engine": "tail"})
+    host = make_host(engines={"tail": tail_engine}, **{"context.engine": "tail"})
     session = Session(host)
     session.start_turn("a")
     session.add_response("b")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from hermes_core import MemoryProvider
-from hermes_core.session import Session
+from hermes_core.session.session import Session
 
 SYNC = 0.3  # seconds each sync_turn takes
 

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from hermes_core.fencing import FENCE_OPEN
-from hermes_core.messages import api_problems
-from hermes_core.session import Session
+from hermes_core.memory.fencing import FENCE_OPEN
+from hermes_core.session.session import Session
+from hermes_core.text.messages import api_problems
 
 REMEMBER = {"action": "add", "target": "user", "content": "Prefers short answers"}
 

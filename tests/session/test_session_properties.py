@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hermes_core.fencing import FENCE_OPEN
-from hermes_core.messages import api_problems
-from hermes_core.session import Session, SessionError
+from hermes_core.memory.fencing import FENCE_OPEN
+from hermes_core.session.session import Session, SessionError
+from hermes_core.text.messages import api_problems
 
 ALL = ("turn", "reply", "tools", "own_tool", "host_tool", "request", "compact", "reset")
 

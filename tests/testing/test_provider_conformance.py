@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hermes_core import MemoryProvider
-from hermes_core.plugin_context import PluginContext
+from hermes_core.plugin.context import PluginContext
 from hermes_core.testing.provider_conformance import (
     CHECKS,
     ConformanceFailure,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_core.messages import api_problems
+from hermes_core.text.messages import api_problems
 
 
 def conversation(turns: int) -> list[dict]:
@@ -52,8 +52,8 @@ def test_conformance_on_real_transcripts(tmp_path):
     """hermes-core's engine conformance suite, on the real transcripts it ships tests with."""
     from hermes_context_example import ExampleEngine
 
+    from hermes_core.apps.transcripts import load_transcript
     from hermes_core.testing.engine_conformance import check_engine, corpus_cases, corpus_dir, engine_factory
-    from hermes_core.transcripts import load_transcript
 
     if corpus_dir() is None:
         pytest.skip("no transcript corpus found (set HERMES_CORPUS)")

@@ -22,10 +22,10 @@ from typing import Any
 from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.store import SQLiteStore
 
-from hermes_core.config import HermesConfig
-from hermes_core.plugin_context import PluginContext
-from hermes_core.summarize import SummaryRequest, SummaryResult
-from hermes_core.transcripts import load_transcript
+from hermes_core.apps.transcripts import load_transcript
+from hermes_core.config.models import HermesConfig
+from hermes_core.engine.summarizer import SummaryRequest, SummaryResult
+from hermes_core.plugin.context import PluginContext
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "transcripts"
 COMMON = ["the", "error", "def", "test", "file", "return"]

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_context_lcm.summary_input import SUMMARY_CHARS, summary_turns, tool_calls
-from hermes_core.messages import text_of
-from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest
-from hermes_core.tokens import estimate_messages_tokens, estimate_text_tokens
+from hermes_core.engine.summarizer import Summarizer, SummaryError, SummaryRequest
+from hermes_core.text.messages import text_of
+from hermes_core.text.tokens import estimate_messages_tokens, estimate_text_tokens
 
 if TYPE_CHECKING:
     from hermes_context_lcm.store import Store, StoredMessage, SummaryRow
@@ -62,6 +62,7 @@ class Escalation:
     calls: int = 0
     failed: str = ""  # why the service was given up on, for the rest of this compaction
     sources: list[str] = field(default_factory=list)
+    fallback: Summarizer | None = None  # the host's offline summarizer, used once the service failed
 
     def can_call(self) -> bool:
         return (self.summarizer is not None and not self.failed and self.calls < self.max_calls
@@ -79,8 +80,8 @@ class Escalation:
                     return self._done(text, source)
                 if self.failed or not self.can_call():
                     break
-        if self.failed:
-            text = self._call(deterministic_summarizer(), turns, budget, count=False)
+        if self.failed and self.fallback is not None:
+            text = self._call(self.fallback, turns, budget, count=False)
             if text and estimate_text_tokens(text) <= OVERAGE * budget:
                 return self._done(text, "fallback")
         return self._done(truncate(turns, budget), "deterministic")
@@ -112,12 +113,6 @@ class Escalation:
             if source in self.sources:
                 return source
         return "none"
-
-
-def deterministic_summarizer() -> Summarizer:
-    from hermes_core.summary_client import DeterministicSummarizer
-
-    return DeterministicSummarizer()
 
 
 def truncate(turns: Sequence[Message], budget: int) -> str:

@@ -24,19 +24,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_context_lcm.assemble import ACK, message_tokens, render_summaries, tail_start
-from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidates, deterministic_summarizer
+from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidates
 from hermes_context_lcm.outputs import externalize
 from hermes_context_lcm.settings import LCMSettings
 from hermes_context_lcm.summary_input import extra_context
-from hermes_core.redact import redact
-from hermes_core.engine import ContextEngine
-from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pairs
-from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.engine.base import ContextEngine
+from hermes_core.text.messages import api_problems, last_user_index, sanitize_tool_pairs
+from hermes_core.text.redact import redact
+from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
     from hermes_context_lcm.session_lock import SessionLock
     from hermes_context_lcm.store import Store, StoredMessage
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.plugin.context import PluginContext
 
 log = logging.getLogger("hermes_context_lcm")
 
@@ -293,9 +293,10 @@ class LCMEngine(ContextEngine):
         before = self._layout(self._tracked, literal=True)  # the list the host holds until it saves ours
         target = int(threshold * s.target_ratio)
         tail_budget = int(min(s.fresh_tail_tokens, s.fresh_tail_ratio * threshold))
-        summarizer = self.ctx.summarizer or deterministic_summarizer()
+        summarizer = self.ctx.summarizer or self.ctx.fallback_summarizer
         escalation = Escalation(summarizer, s.max_summary_calls, time.monotonic() + s.compaction_deadline_s,
-                                focus_topic=redact(focus_topic) if focus_topic else None)  # it leaves too
+                                focus_topic=redact(focus_topic) if focus_topic else None,  # it leaves too
+                                fallback=self.ctx.fallback_summarizer)
         builder = DagBuilder(self.store, self._bind(), escalation)
         covered = self._covered_ids()
         pre_compress_done = False

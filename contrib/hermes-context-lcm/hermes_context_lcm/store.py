@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from hermes_core.messages import text_of
-from hermes_core.tokens import estimate_message_tokens
+from hermes_core.text.messages import text_of
+from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
     from hermes_context_lcm.dag import NewSummary

@@ -13,8 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_core.messages import omitted_middle, text_of
-from hermes_core.redact import redact
+from hermes_core.text.messages import omitted_middle, text_of
+from hermes_core.text.redact import redact
 
 Message = dict[str, Any]
 

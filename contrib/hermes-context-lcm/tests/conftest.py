@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.settings import LCMSettings
+from hermes_summarizers.deterministic import DeterministicSummarizer
 
-from hermes_core.config import HermesConfig
-from hermes_core.plugin_context import PluginContext
-from hermes_core.summary_client import DeterministicSummarizer
-from hermes_core.transcripts import load_transcript
+from hermes_core.apps.transcripts import load_transcript
+from hermes_core.config.models import HermesConfig
+from hermes_core.plugin.context import PluginContext
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "transcripts"
 
@@ -43,7 +43,8 @@ def make_engine(tmp_path: Path) -> Iterator[Callable[..., LCMEngine]]:
              home: Path | None = None, **settings: Any) -> LCMEngine:
         config = HermesConfig.model_validate({"model": {"context_length": context_length}})
         ctx = PluginContext(home=home or tmp_path, config=config, settings=LCMSettings(**settings),
-                            summarizer=summarizer or DeterministicSummarizer())
+                            summarizer=summarizer or DeterministicSummarizer(),
+                            fallback_summarizer=DeterministicSummarizer())
         if pre_compress is not None:
             ctx.pre_compress = pre_compress
         engine = LCMEngine(ctx)

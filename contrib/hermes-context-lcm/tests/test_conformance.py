@@ -8,8 +8,8 @@ import pytest
 from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.settings import LCMSettings
 
+from hermes_core.apps.transcripts import load_transcript
 from hermes_core.testing.engine_conformance import check_engine, corpus_cases, engine_factory
-from hermes_core.transcripts import load_transcript
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "transcripts"
 

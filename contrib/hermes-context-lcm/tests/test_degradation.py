@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from hermes_context_lcm.engine import LCMEngine
 
-from hermes_core.messages import api_problems
-from hermes_core.summarize import SummaryError, SummaryRequest, SummaryResult
+from hermes_core.engine.summarizer import SummaryError, SummaryRequest, SummaryResult
+from hermes_core.text.messages import api_problems
 
 
 class Recording:
@@ -175,8 +175,8 @@ def test_locked_database_degrades_then_recovers(make_engine: Any, tmp_path: Path
 
 
 def _replay_into(home: str, session: str, groups: int) -> None:
-    from hermes_core.config import HermesConfig
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.context import PluginContext
 
     config = HermesConfig.model_validate({"model": {"context_length": 6000}})
     engine = LCMEngine(PluginContext(home=Path(home), config=config))
@@ -213,8 +213,8 @@ def test_concurrent_sessions_write_one_store(make_engine: Any, tmp_path: Path) -
 def test_store_failure_in_the_middle_of_a_compaction(tmp_path: Path) -> None:
     from hermes_context_lcm.store import SQLiteStore, StoreError
 
-    from hermes_core.config import HermesConfig
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.context import PluginContext
 
     class Flaky(SQLiteStore):
         fail_after = 2
@@ -238,7 +238,7 @@ def test_store_failure_in_the_middle_of_a_compaction(tmp_path: Path) -> None:
 
 
 def test_memory_provider_pre_compress_reaches_the_summary_through_the_host(make_host: Any) -> None:
-    from hermes_core.provider import MemoryProvider
+    from hermes_core.memory.base import MemoryProvider
 
     class Notes(MemoryProvider):
         @property

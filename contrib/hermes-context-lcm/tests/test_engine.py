@@ -9,8 +9,8 @@ import pytest
 from hermes_context_lcm.assemble import ACK
 from hermes_context_lcm.engine import LCMEngine
 
-from hermes_core.messages import api_problems, text_of
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.text.messages import api_problems, text_of
+from hermes_core.text.tokens import estimate_messages_tokens
 
 
 def session_ids(engine: LCMEngine) -> list[int]:

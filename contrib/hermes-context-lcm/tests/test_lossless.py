@@ -10,9 +10,9 @@ from typing import Any
 
 from hermes_context_lcm.engine import LCMEngine
 
-from hermes_core.messages import text_of
-from hermes_core.replay import replay, split_turns
-from hermes_core.transcripts import load_transcript
+from hermes_core.apps.replay import replay, split_turns
+from hermes_core.apps.transcripts import load_transcript
+from hermes_core.text.messages import text_of
 
 
 def key(msg: dict[str, Any]) -> tuple[Any, ...]:

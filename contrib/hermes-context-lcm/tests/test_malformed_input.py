@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hermes_core.messages import api_problems
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.text.messages import api_problems
+from hermes_core.text.tokens import estimate_messages_tokens
 
 MALFORMED_CALLS: list[list[Any]] = [
     [{"id": "q1", "type": "function", "function": "ls"}],  # function is a string

@@ -12,9 +12,9 @@ from hermes_context_lcm.store import SQLiteStore
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hermes_core.config import HermesConfig
-from hermes_core.messages import api_problems
-from hermes_core.plugin_context import PluginContext
+from hermes_core.config.models import HermesConfig
+from hermes_core.plugin.context import PluginContext
+from hermes_core.text.messages import api_problems
 
 text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60).map(
     lambda s: s * 7)

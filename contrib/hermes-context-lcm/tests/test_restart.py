@@ -28,10 +28,10 @@ import json, os, sys, time
 from pathlib import Path
 from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.settings import LCMSettings
-from hermes_core.config import HermesConfig
-from hermes_core.plugin_context import PluginContext
-from hermes_core.summary_client import DeterministicSummarizer
-from hermes_core.transcripts import load_transcript
+from hermes_core.config.models import HermesConfig
+from hermes_core.plugin.context import PluginContext
+from hermes_summarizers.deterministic import DeterministicSummarizer
+from hermes_core.apps.transcripts import load_transcript
 
 home, session, label, crash_at, hold, corpus = sys.argv[1:7]
 msgs = [m for m in load_transcript(Path(corpus)).messages if m["role"] != "system"]
@@ -73,7 +73,7 @@ def _finish(proc: subprocess.Popen[str], ok: bool = True) -> None:
 def pomodoro() -> list[dict[str, Any]]:
     if not POMODORO.exists():
         pytest.skip(f"corpus not found at {POMODORO}")
-    from hermes_core.transcripts import load_transcript
+    from hermes_core.apps.transcripts import load_transcript
 
     return [m for m in load_transcript(POMODORO).messages if m["role"] != "system"]
 

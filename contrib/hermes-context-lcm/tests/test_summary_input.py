@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from hermes_context_lcm.summary_input import INPUT_CHARS, summary_turns
+from hermes_summarizers.llm import build_prompt
 
-from hermes_core.summarize import SummaryRequest, SummaryResult
-from hermes_core.summary_client import build_prompt
+from hermes_core.engine.summarizer import SummaryRequest, SummaryResult
 
 BEARER = "Bearer sk-ant-ARGSLEAK0123456789abcdefgh"
 PART_SECRET = "password=ListPartSecret99"

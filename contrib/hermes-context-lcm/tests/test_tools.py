@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.tools import TOOL_SCHEMAS, fts_expression
+from hermes_summarizers.deterministic import DeterministicSummarizer
 
-from hermes_core.config import HermesConfig
-from hermes_core.plugin_context import PluginContext
-from hermes_core.summary_client import DeterministicSummarizer
+from hermes_core.config.models import HermesConfig
+from hermes_core.plugin.context import PluginContext
 
 
 def call(engine: LCMEngine, name: str, **args: Any) -> dict[str, Any]:

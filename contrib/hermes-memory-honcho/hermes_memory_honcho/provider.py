@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hermes_core import MemoryProvider
-from hermes_core.plugin_context import PluginContext
+from hermes_core.plugin.context import PluginContext
 from hermes_memory_honcho.courier import Courier
 from hermes_memory_honcho.health import Health
 from hermes_memory_honcho.link import PART_KEY, TURN_KEY, HonchoLink, Recall, classify
@@ -174,7 +174,7 @@ class HonchoMemoryProvider(MemoryProvider):
         return {"user_peer": s.user_peer, "assistant_peer": s.assistant_peer, "messages": messages}
 
     def sync_turn(self, user_content: str, assistant_content: str) -> None:
-        from hermes_core.fencing import sanitize_context
+        from hermes_core.memory.fencing import sanitize_context
 
         s = self.settings
         key = uuid.uuid4().hex

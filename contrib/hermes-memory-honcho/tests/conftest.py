@@ -11,7 +11,7 @@ import pytest
 from hermes_memory_honcho import HonchoMemoryProvider, HonchoSettings
 from hermes_memory_honcho.fake_server import FakeHonchoServer
 
-from hermes_core.plugin_context import PluginContext
+from hermes_core.plugin.context import PluginContext
 
 
 @pytest.fixture

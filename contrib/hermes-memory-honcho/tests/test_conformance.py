@@ -11,7 +11,7 @@ import pytest
 from hermes_memory_honcho import HonchoMemoryProvider, HonchoSettings
 from hermes_memory_honcho.fake_server import FakeHonchoServer, Fault
 
-from hermes_core.plugin_context import PluginContext
+from hermes_core.plugin.context import PluginContext
 from hermes_core.testing.provider_conformance import ConformanceOptions, ProviderConformance, run_checks
 
 FAST = {"session_strategy": "per-session", "timeout": 0.5, "retry_initial": 0.05, "retry_max": 0.2,

@@ -11,8 +11,8 @@ import yaml
 from hermes_memory_honcho import migration
 from hermes_memory_honcho.fake_server import FakeHonchoServer
 
-from hermes_core.config import applied_migrations
-from hermes_core.host import build_host
+from hermes_core.config.models import applied_migrations
+from hermes_core.plugin.host import build_host
 
 
 def honcho_section(server: FakeHonchoServer, **extra: Any) -> dict[str, Any]:
@@ -50,7 +50,7 @@ def test_entry_point_provider_runs_a_session_through_the_host(
 
 
 def test_invalid_section_is_a_clear_config_error(hermes_home: Path, write_config: Any) -> None:
-    from hermes_core.config import ConfigError
+    from hermes_core.config.models import ConfigError
 
     write_config({"memory": {"provider": "honcho"},
                   "plugins": {"honcho": {"base_url": "http://x", "session_strategy": "per-galaxy"}}})

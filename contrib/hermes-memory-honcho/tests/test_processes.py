@@ -15,7 +15,7 @@ from hermes_memory_honcho.fake_server import FakeHonchoServer, Fault
 AGENT = """
 import sys, time
 from pathlib import Path
-from hermes_core.plugin_context import PluginContext
+from hermes_core.plugin.context import PluginContext
 from hermes_memory_honcho import HonchoMemoryProvider, HonchoSettings
 home, url, session, label, count, linger = sys.argv[1:7]
 settings = HonchoSettings(base_url=url, session_strategy="per-session", timeout=2.0, retry_initial=0.05,

@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from hermes_core import ContextEngine
-from hermes_core.messages import sanitize_tool_pairs
-from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.text.messages import sanitize_tool_pairs
+from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
 
 
 class ExampleSettings(BaseModel):

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hermes_core.config import HermesConfig
-    from hermes_core.summarize import Summarizer
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.engine.summarizer import Summarizer
 
 
 @dataclass
@@ -19,7 +19,8 @@ class PluginContext:
     ``settings`` is the plugin's own config section (``plugins.<name>`` in config.yaml),
     validated against the class's ``config_model`` when it declares one, else a dict.
     ``summarizer`` is the backend selected by ``auxiliary.summarizer``; engines call it
-    instead of talking to a model themselves. ``pre_compress(messages)`` asks the memory
+    instead of talking to a model themselves; ``fallback_summarizer`` is the offline one
+    (``deterministic``) to use when the selected one fails. ``pre_compress(messages)`` asks the memory
     providers what a summary of ``messages`` must keep (their ``on_pre_compress``); an
     engine calls it right before it summarizes and folds the text into the summary input.
     """
@@ -28,6 +29,7 @@ class PluginContext:
     config: HermesConfig
     settings: Any = field(default_factory=dict)
     summarizer: Summarizer | None = None
+    fallback_summarizer: Summarizer | None = None
     pre_compress: Callable[[list[dict[str, Any]]], str] = field(default=lambda messages: "")
     extras: dict[str, Any] = field(default_factory=dict)
 
@@ -42,8 +44,8 @@ class PluginContext:
     @classmethod
     def default(cls, home: Path | None = None, **overrides: Any) -> PluginContext:
         """A context with default config, for tests and scripts."""
-        from hermes_core.config import HermesConfig
-        from hermes_core.paths import hermes_home
+        from hermes_core.config.models import HermesConfig
+        from hermes_core.config.paths import hermes_home
 
         config = overrides.pop("config", None) or HermesConfig()
         return cls(home=home or hermes_home(), config=config, **overrides)

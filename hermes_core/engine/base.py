@@ -5,12 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.text.tokens import estimate_messages_tokens
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.plugin.context import PluginContext
     from hermes_core.records import SummarySource
 
 Message = dict[str, Any]
@@ -35,7 +35,7 @@ class ContextEngine(ABC):
 
     def __init__(self, ctx: PluginContext | None = None) -> None:
         if ctx is None:
-            from hermes_core.plugin_context import PluginContext
+            from hermes_core.plugin.context import PluginContext
 
             ctx = PluginContext.default()
         self.ctx = ctx

@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hermes_core.paths import config_path
-from hermes_core.rawconfig import ConfigError, env_disabled_plugins, load_raw_config, split_names
+from hermes_core.config.paths import config_path
+from hermes_core.config.raw import ConfigError, env_disabled_plugins, load_raw_config, split_names
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -8,9 +8,16 @@ excepted), and the first non-system message from the user.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 Message = dict[str, Any]
+
+#: A line that reports a failure (case-sensitive on purpose: "0 errors" and "error_handler.py"
+#: are not). Every branch starts with a literal so the scan skips quickly.
+ERROR_LINE_RE = re.compile(
+    r"Traceback|Error\b|Exception\b|FAILED|FAIL:|error:|ERROR|fatal:|Fatal:|failed\b"
+    r"|timed out|No such file|command not found|Permission denied|exit code [1-9]")
 
 STUB_TOOL_RESULT = "[Result from earlier conversation — see context summary above]"
 

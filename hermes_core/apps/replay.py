@@ -17,13 +17,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.messages import api_problems, text_of
-from hermes_core.session import Compaction, Request, Session
-from hermes_core.tokens import estimate_message_tokens
-from hermes_core.transcripts import Transcript, TranscriptError, load_transcript
+from hermes_core.apps.transcripts import Transcript, TranscriptError, load_transcript
+from hermes_core.session.session import Compaction, Request, Session
+from hermes_core.text.messages import api_problems, text_of
+from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
-    from hermes_core.host import PluginHost
+    from hermes_core.plugin.host import PluginHost
 
 Message = dict[str, Any]
 

@@ -1,6 +1,6 @@
 """Reading config.yaml as a plain mapping, without pydantic.
 
-Kept apart from :mod:`hermes_core.config` so fast paths (``hermes-core plugins``) can
+Kept apart from :mod:`hermes_core.config.models` so fast paths (``hermes-core plugins``) can
 read ``plugins.disabled`` and the selected names without paying for model validation.
 """
 

@@ -1,5 +1,8 @@
 """The summary interface engines use, so summary backends are interchangeable.
 
+The backends themselves are plugins (the built-in ``llm`` and ``deterministic`` ones live in
+``plugins/hermes_summarizers`` and register through ``hermes_register_summarizers``).
+
 Engines build a :class:`SummaryRequest` and hand it to the selected :class:`Summarizer`
 (``auxiliary.summarizer``). Backends raise :class:`SummaryError` with a ``kind`` that
 says what went wrong (``auth``, ``quota``, ``connection``, ``timeout``, ``other``). Whatever
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
+
+from hermes_core.text.tokens import CHARS_PER_TOKEN
 
 ErrorKind = Literal["auth", "quota", "connection", "timeout", "other"]
 
@@ -30,6 +35,9 @@ class SummaryRequest:
     previous_summary: str | None = None
     focus_topic: str | None = None
     extra_context: str = ""
+    #: Why this summary is being made (e.g. "the summary service failed"), for a fallback
+    #: summarizer to state in the summary itself.
+    note: str = ""
 
 
 @dataclass
@@ -53,3 +61,18 @@ class Summarizer(Protocol):
     name: str
 
     def summarize(self, request: SummaryRequest) -> SummaryResult: ...
+
+
+ANSWER_BUDGET_FACTOR = 4  # a summary may be this many times its token budget before it is cut
+
+
+def cap_answer(text: str, budget_tokens: int) -> str:
+    """``text`` cut to ``ANSWER_BUDGET_FACTOR`` times the budget (in characters), with a marker.
+
+    A model that ignores the budget (or loops) must not put an unbounded summary into the
+    context, nor make redaction run over it.
+    """
+    limit = max(budget_tokens, 1) * CHARS_PER_TOKEN * ANSWER_BUDGET_FACTOR
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n...[summary cut: the model wrote {len(text)} chars, {limit} allowed]"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from hermes_core.plugin_context import PluginContext
+    from hermes_core.plugin.context import PluginContext
 
 Message = dict[str, Any]
 
@@ -27,7 +27,7 @@ class MemoryProvider(ABC):
 
     def __init__(self, ctx: PluginContext | None = None) -> None:
         if ctx is None:
-            from hermes_core.plugin_context import PluginContext
+            from hermes_core.plugin.context import PluginContext
 
             ctx = PluginContext.default()
         self.ctx = ctx

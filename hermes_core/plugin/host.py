@@ -19,34 +19,31 @@ from typing import Any, cast
 
 import pluggy
 
-from hermes_core.adapters import EngineHooks, ProviderHooks
-from hermes_core.config import (
+from hermes_core.config.migrations import apply_config_migrations
+from hermes_core.config.models import (
     ConfigError,
     HermesConfig,
-    applied_migrations,
-    record_migrations,
     validate_section,
     with_overrides,
-    write_raw_config,
 )
-from hermes_core.discovery import Candidate, PluginLoadError, discover, load
-from hermes_core.engine import ContextEngine
-from hermes_core.memory_manager import MemoryManager
-from hermes_core.paths import hermes_home
-from hermes_core.plugin_context import PluginContext
-from hermes_core.provider import MemoryProvider
-from hermes_core.rawconfig import BUILTIN_PROVIDER, env_flag, provider_names
+from hermes_core.config.paths import hermes_home
+from hermes_core.config.raw import BUILTIN_PROVIDER, env_flag, provider_names
+from hermes_core.engine.base import ContextEngine
+from hermes_core.engine.summarizer import Summarizer
+from hermes_core.memory.base import MemoryProvider
+from hermes_core.memory.manager import MemoryManager
+from hermes_core.plugin.bridge import EngineHooks, ProviderHooks
+from hermes_core.plugin.context import PluginContext
+from hermes_core.plugin.discovery import Candidate, PluginLoadError, discover, iter_entry_points, load
+from hermes_core.plugin.registration import RegistrationError, new_plugin_manager, register_checked
 from hermes_core.records import (
     CompactionReport,
-    ConfigMigration,
     PluginInfo,
     PluginKind,
     PromptContext,
     PromptSection,
 )
-from hermes_core.registration import RegistrationError, new_plugin_manager, register_checked
-from hermes_core.summarize import Summarizer
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.text.tokens import estimate_messages_tokens
 
 log = logging.getLogger("hermes_core")
 trace_log = logging.getLogger("hermes_core.trace")
@@ -92,13 +89,15 @@ class PluginHost:
         self._engine_classes: dict[str, type[ContextEngine] | Candidate] = dict(engines or {})
         self._provider_classes: dict[str, type[MemoryProvider] | Candidate] = dict(providers or {})
         self._summarizer: Summarizer | None = None
+        self._summarizers: dict[str, Summarizer] | None = None
         self.engine: ContextEngine
         self.memory = MemoryManager(self)
 
-        candidates: list[Candidate] = []
         if load_entrypoints:
             candidates, clash = discover(home)
             self.warnings.extend(clash)
+        else:  # third parties off; hermes-core's own built-ins always load
+            candidates = [cand for cand in iter_entry_points() if cand.builtin]
         for cand in candidates:
             if cand.kind == "plugin":
                 self._register_candidate_plugin(cand)
@@ -149,7 +148,7 @@ class PluginHost:
     def _run_migrations(self, raw: dict[str, Any]) -> None:
         migrations = [m for _p, result in self.call_each("hermes_config_migrations") for m in result or ()]
         if migrations and apply_config_migrations(self.home, raw, migrations):
-            from hermes_core.config import load_config
+            from hermes_core.config.models import load_config
 
             self.config = with_overrides(load_config(None, home=self.home).config, self.overrides)
             self.disabled = self.config.disabled_plugins()
@@ -246,6 +245,7 @@ class PluginHost:
                 config=self.config,
                 settings=settings,
                 summarizer=self.summarizer,
+                fallback_summarizer=self.fallback_summarizer,
                 pre_compress=self.memory.on_pre_compress,
             )
             obj = cls(ctx)
@@ -317,17 +317,26 @@ class PluginHost:
             self._summarizer = self._resolve_summarizer()
         return self._summarizer
 
-    def _resolve_summarizer(self) -> Summarizer:
-        from hermes_core.summary_client import builtin_summarizers
+    @property
+    def fallback_summarizer(self) -> Summarizer | None:
+        """The offline ``deterministic`` summarizer, if a plugin registered one."""
+        return self._summarizer_table().get("deterministic")
 
+    def _summarizer_table(self) -> dict[str, Summarizer]:
+        if self._summarizers is None:
+            table: dict[str, Summarizer] = {}
+            for plugin_name, result in self.call_each("hermes_register_summarizers", config=self.config):
+                for name, summarizer in result or ():
+                    if name in table:
+                        self._warn(f"summarizer '{name}' from {self.origin(plugin_name)} clashes; ignored")
+                    else:
+                        table[name] = summarizer
+            self._summarizers = table
+        return self._summarizers
+
+    def _resolve_summarizer(self) -> Summarizer:
         aux = self.config.auxiliary
-        table: dict[str, Any] = dict(builtin_summarizers(self.config))
-        for plugin_name, result in self.call_each("hermes_register_summarizers"):
-            for name, summarizer in result or ():
-                if name in table:
-                    self._warn(f"summarizer '{name}' from {self.origin(plugin_name)} clashes; ignored")
-                else:
-                    table[name] = summarizer
+        table = self._summarizer_table()
         wanted = aux.summarizer
         if wanted == "auto":
             wanted = "llm" if aux.base_url and aux.model else "deterministic"
@@ -590,36 +599,6 @@ def _short(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def apply_config_migrations(home: Path, raw: dict[str, Any], migrations: Iterable[ConfigMigration]) -> list[str]:
-    """Apply each migration not yet recorded for ``home``; persist config and ids if any applied.
-
-    A migration whose ``apply`` returns False (nothing to migrate yet) is not recorded, so
-    it is offered again next time; one that applied never runs again.
-    """
-    done = applied_migrations(home)
-    ran = []
-    for migration in migrations:
-        if migration.id in done:
-            continue
-        try:
-            applied = bool(migration.apply(raw))
-        except Exception as exc:
-            log.warning("config migration %s failed: %s: %s", migration.id, type(exc).__name__, exc)
-            continue
-        if applied:
-            done.add(migration.id)
-            ran.append(migration.id)
-    if ran:
-        path = home / "config.yaml"
-        backup = path.with_name("config.yaml.pre-migration")
-        if path.exists() and not backup.exists():  # the rewrite drops YAML comments: keep the original
-            backup.write_bytes(path.read_bytes())
-        write_raw_config(path, raw)
-        record_migrations(home, done)
-        log.warning("config migration(s) %s applied to %s (original kept as %s)", ", ".join(ran), path, backup.name)
-    return ran
-
-
 def build_host(
     config: HermesConfig | None = None,
     *,
@@ -639,7 +618,7 @@ def build_host(
     ``overrides`` are dotted keys applied on top (``{"context.engine": "lcm"}``), also
     after a migration re-read the file.
     """
-    from hermes_core.config import load_config
+    from hermes_core.config.models import load_config
 
     home = home or hermes_home()
     raw = None

@@ -14,10 +14,10 @@ from typing import Any
 
 import pluggy
 
-from hermes_core.discovery import Candidate, PluginLoadError, discover, load
-from hermes_core.rawconfig import provider_names, raw_selection, section
+from hermes_core.config.raw import provider_names, raw_selection, section
+from hermes_core.plugin.discovery import Candidate, PluginLoadError, discover, load
+from hermes_core.plugin.registration import RegistrationError, new_plugin_manager, register_checked
 from hermes_core.records import PluginInfo
-from hermes_core.registration import RegistrationError, new_plugin_manager, register_checked
 
 
 def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], list[str]]:

@@ -17,15 +17,14 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.deterministic_summary import SECTIONS, DeterministicSummarizer
-from hermes_core.redact import redact
-from hermes_core.summarize import Summarizer, SummaryError, SummaryRequest, SummaryResult
+from hermes_core.engine.summarizer import SummaryError, SummaryRequest, SummaryResult, cap_answer
+from hermes_core.text.redact import redact
+from hermes_summarizers.deterministic import SECTIONS
 
 if TYPE_CHECKING:
-    from hermes_core.config import HermesConfig
+    from hermes_core.config.models import HermesConfig
 
-__all__ = ["DeterministicSummarizer", "LLMSummarizer", "build_prompt", "builtin_summarizers", "cap_answer",
-           "serialize_turns"]
+__all__ = ["LLMSummarizer", "build_prompt", "serialize_turns"]
 
 PREAMBLE = (
     "You are a summarization agent creating a context checkpoint. Your output will be injected "
@@ -50,22 +49,6 @@ _GUIDANCE = {
 
 _QUOTA_MARKERS = ("insufficient_quota", "quota exceeded", "quota_exceeded", "out of credit", "billing")
 _MAX_RETRY_AFTER = 30.0
-ANSWER_BUDGET_FACTOR = 4  # a summary may be this many times its token budget before it is cut
-CHARS_PER_TOKEN = 4
-
-
-def cap_answer(text: str, budget_tokens: int) -> str:
-    """``text`` cut to ``ANSWER_BUDGET_FACTOR`` times the budget (in characters), with a marker.
-
-    A model that ignores the budget (or loops) must not put an unbounded summary into the
-    context, nor make redaction run over it.
-    """
-    limit = max(budget_tokens, 1) * CHARS_PER_TOKEN * ANSWER_BUDGET_FACTOR
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}\n...[summary cut: the model wrote {len(text)} chars, {limit} allowed]"
-
-
 def _without_thinking(text: str) -> str:
     """``text`` without its ``<think>...</think>`` blocks; a linear scan (a regex retried the
     rest of the text at every unclosed ``<think>``)."""
@@ -240,7 +223,3 @@ def _answer_text(raw: str) -> str:
     if isinstance(content, list):
         content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
     return content if isinstance(content, str) else ("" if content is None else str(content))
-
-
-def builtin_summarizers(config: HermesConfig) -> dict[str, Summarizer]:
-    return {"llm": LLMSummarizer(config), "deterministic": DeterministicSummarizer()}

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.records import PromptContext, PromptSection
-from hermes_core.tokens import CHARS_PER_TOKEN
+from hermes_core.text.tokens import CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
-    from hermes_core.host import PluginHost
+    from hermes_core.plugin.host import PluginHost
 
 __all__ = ["COMPACTION_NOTE", "MEMORY_ORDER", "SystemPrompt", "build_system_prompt"]
 

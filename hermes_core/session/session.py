@@ -31,15 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from hermes_core.fencing import build_memory_context_block
-from hermes_core.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
-from hermes_core.prompt import build_system_prompt
+from hermes_core.memory.fencing import build_memory_context_block
 from hermes_core.records import CompactionReport, PromptContext
-from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.session.prompt import build_system_prompt
+from hermes_core.text.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
+from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
-    from hermes_core.config import HermesConfig
-    from hermes_core.host import PluginHost
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.host import PluginHost
 
 log = logging.getLogger("hermes_core.session")
 
@@ -136,7 +136,7 @@ class Session:
     @classmethod
     def open(cls, config: HermesConfig | None = None, *, home: Path | None = None, **kwargs: Any) -> Session:
         """Build a host from config (``$HERMES_HOME/config.yaml`` by default) and start a session."""
-        from hermes_core.host import build_host
+        from hermes_core.plugin.host import build_host
 
         return cls(build_host(config, home=home), **kwargs)
 

@@ -15,11 +15,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from hermes_core.tokens import estimate_text_tokens
+from hermes_core.text.tokens import estimate_text_tokens
 
 if TYPE_CHECKING:
-    from hermes_core.config import HermesConfig
-    from hermes_core.host import PluginHost
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.plugin.host import PluginHost
 
 Level = Literal["ok", "info", "warn", "error"]
 MEMORY_FILES = {"memory": "MEMORY.md", "user": "USER.md"}
@@ -62,7 +62,7 @@ class DoctorReport:
 
 def run_doctor(home: Path, config_file: Path, *, cwd: Path | None = None, aux_timeout: float = 3.0) -> DoctorReport:
     """Run every check against ``home`` and ``config_file``; never raises for what it finds."""
-    from hermes_core.config import ConfigError, HermesConfig, load_config
+    from hermes_core.config.models import ConfigError, HermesConfig, load_config
 
     findings: list[Finding] = []
     try:
@@ -193,7 +193,7 @@ def check_compression(config: HermesConfig) -> Iterator[Finding]:
 
 
 def _build_host(config: HermesConfig, home: Path) -> tuple[PluginHost | None, list[Finding]]:
-    from hermes_core.host import build_host
+    from hermes_core.plugin.host import build_host
 
     try:
         host = build_host(config, home=home)
@@ -275,8 +275,8 @@ def check_auxiliary(config: HermesConfig, timeout: float) -> Iterator[Finding]:
 
 
 def check_prompt(host: PluginHost, cwd: Path) -> tuple[list[Finding], list[PromptPart]]:
-    from hermes_core.prompt import build_system_prompt
     from hermes_core.records import PromptContext
+    from hermes_core.session.prompt import build_system_prompt
 
     ctx = PromptContext(home=host.home, cwd=cwd, platform=host.config.prompt.platform,
                         model=host.config.model.name, config=host.config,

@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from hermes_core.summarize import SummaryRequest, SummaryResult
+from hermes_core.engine.summarizer import SummaryRequest, SummaryResult
+from hermes_core.text.messages import ERROR_LINE_RE
 
 SECTIONS = (
     "Goal",
@@ -45,11 +46,6 @@ _PATH_RE = re.compile(
 _BACKTICK_RE = re.compile(r"`([^`\n]{2,80})`")
 _DOTTED_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9]+(?:\.[A-Z][A-Za-z0-9]+)+\b")  # Module.Names
 _SHA_RE = re.compile(r"\b[0-9a-f]{7,40}\b")
-#: A line that reports a failure (case-sensitive on purpose: "0 errors" and "error_handler.py"
-#: are not). Every branch starts with a literal so the scan skips quickly.
-ERROR_LINE_RE = re.compile(
-    r"Traceback|Error\b|Exception\b|FAILED|FAIL:|error:|ERROR|fatal:|Fatal:|failed\b"
-    r"|timed out|No such file|command not found|Permission denied|exit code [1-9]")
 _CONSTRAINT_RE = re.compile(r"\b(must|never|always|don't|do not|dont|should|prefer|make sure|only|avoid|without)\b",
                             re.IGNORECASE)
 _DECISION_RE = re.compile(
@@ -323,4 +319,4 @@ class DeterministicSummarizer:
         self.note = note
 
     def summarize(self, request: SummaryRequest) -> SummaryResult:
-        return SummaryResult(text=build_summary(request, self.note), source="deterministic")
+        return SummaryResult(text=build_summary(request, request.note or self.note), source="deterministic")

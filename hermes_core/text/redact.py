@@ -46,8 +46,8 @@ _VALUE = rf"(?:{_QUOTED}|{_NOT_A_VALUE}[^\s\"'`;&<>(){{}}\[\]\\]{{1,{_MAX_VALUE}
 # Key name end (its closing quote, maybe JSON-escaped), separator, then the value.
 _SEP = r"((?:\\*[\"'])?[ \t]*(?::=|=>|:|=)[ \t]*)"
 _KEY_VALUE = _SEP + _VALUE
-# The rest of a header line, stopping at a real or a JSON-escaped line break.
-_LINE = rf"(?:[^\r\n\\]|\\(?![nr])){{1,{_MAX_VALUE}}}"
+# The rest of a header line, stopping at a real or a JSON-escaped line break or a private key block.
+_LINE = rf"(?:[^\r\n\\-]|\\(?![nr])|-(?!----BEGIN )){{1,{_MAX_VALUE}}}"  # a key block is caught whole
 
 # Lower-case key words that mean "the value is a secret"; a word may be followed by one
 # or two of these parts (SECRET_KEY_BASE, password_hash, AUTH_TOKEN).
@@ -90,7 +90,8 @@ _BRANCHES = [
     r"mysql(?<![A-Za-z0-9_]mysql)([\w-]{0,20}[ \t][^\n|;&]{0,120}?[ \t]-p)[^\s'\"]{3,}",
     r"mariadb(?<![A-Za-z0-9_]mariadb)([\w-]{0,20}[ \t][^\n|;&]{0,120}?[ \t]-p)[^\s'\"]{3,}",
     r"sshpass([ \t]+-p[ \t]*)(?:'[^'\n]{1,256}'|\"[^\"\n]{1,256}\"|[^\s'\"]{1,256})",
-    *(tool + r"([ \t]+login[ \t][^\n|;&]{0,80}?[ \t]-p[ \t]+)[^\s'\"]{1,256}" for tool in ("docker", "podman", "nerdctl")),
+    *(tool + r"([ \t]+login[ \t][^\n|;&]{0,80}?[ \t]-p[ \t]+)[^\s'\"]{1,256}"
+      for tool in ("docker", "podman", "nerdctl")),
     # Everything that starts with '-' in one branch (the engine does not factor prefixes):
     # --password / --api-key style flags, curl -u / --user user:pass, and private key blocks.
     r"-(?:-(?:(?:[a-z0-9]+-){0,3}(?i:pass(?:word|wd)?|token|secret|api-?key|access-key|auth-token|client-secret)"

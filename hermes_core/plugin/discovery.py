@@ -194,8 +194,8 @@ def load(candidate: Candidate) -> Any:
 
 
 def _check_kind(candidate: Candidate, obj: Any) -> None:
-    from hermes_core.engine import ContextEngine
-    from hermes_core.provider import MemoryProvider
+    from hermes_core.engine.base import ContextEngine
+    from hermes_core.memory.base import MemoryProvider
 
     base = {"context_engine": ContextEngine, "memory_provider": MemoryProvider}.get(candidate.kind)
     if base is not None and not (isinstance(obj, type) and issubclass(obj, base)):
@@ -203,8 +203,8 @@ def _check_kind(candidate: Candidate, obj: Any) -> None:
 
 
 def _load_dropin(candidate: Candidate) -> Any:
-    from hermes_core.engine import ContextEngine
-    from hermes_core.provider import MemoryProvider
+    from hermes_core.engine.base import ContextEngine
+    from hermes_core.memory.base import MemoryProvider
 
     base = ContextEngine if candidate.kind == "context_engine" else MemoryProvider
     directory = Path(candidate.target)

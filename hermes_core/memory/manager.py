@@ -30,11 +30,11 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.provider import MemoryProvider
-from hermes_core.rawconfig import BUILTIN_PROVIDER as BUILTIN
+from hermes_core.config.raw import BUILTIN_PROVIDER as BUILTIN
+from hermes_core.memory.base import MemoryProvider
 
 if TYPE_CHECKING:
-    from hermes_core.host import PluginHost
+    from hermes_core.plugin.host import PluginHost
 
 log = logging.getLogger("hermes_core.memory")
 

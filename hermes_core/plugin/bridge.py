@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_core.engine import ContextEngine
+from hermes_core.engine.base import ContextEngine
 from hermes_core.hookspecs import hookimpl
-from hermes_core.provider import MemoryProvider
+from hermes_core.memory.base import MemoryProvider
 
 Message = dict[str, Any]
 

@@ -1,0 +1,1 @@
+"""Configuration: the models, loading and validation, one-time migrations, paths."""

@@ -1,0 +1,1 @@
+"""Context engines: the base class every engine derives from and the summary interface."""

@@ -1,0 +1,1 @@
+"""Memory: the provider base class, the manager that runs the providers, recall fencing."""

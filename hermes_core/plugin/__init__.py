@@ -1,0 +1,1 @@
+"""The plugin machinery: discovery, loading, registration, selection and the host."""

@@ -1,0 +1,1 @@
+"""The session runtime: the turn flow and the system-prompt assembly."""

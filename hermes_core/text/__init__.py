@@ -1,0 +1,2 @@
+"""Helpers for plugin authors that work on text and message lists: API validity, token
+estimates, secret redaction, injection scanning."""
