@@ -34,7 +34,7 @@ from hermes_core import ContextEngine
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
 from hermes_core.text.redact import redact
-from hermes_core.text.tokens import estimate_message_tokens
+from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
 
 if TYPE_CHECKING:
     from hermes_core import PluginContext
@@ -78,6 +78,7 @@ class CompressorEngine(ContextEngine):
         self._cooldown_until = 0.0  # the summarizer is skipped (deterministic fallback) until then
         self._cooldown_reason = ""
         self._fallback_reason = ""
+        self.last_summary = ""  # the body of the newest summary, for `compact` and callers
         super().__init__(ctx)
 
     @property
@@ -165,8 +166,12 @@ class CompressorEngine(ContextEngine):
         except Exception as exc:
             log.warning("compaction failed, messages kept: %s: %s", type(exc).__name__, exc,
                         exc_info=log.isEnabledFor(logging.DEBUG))
-            self.last_compaction_note = f"compaction failed ({type(exc).__name__}: {exc}); nothing was dropped"
-            return messages
+            why = f"compaction failed ({type(exc).__name__}: {exc})"
+            try:  # the window still has to hold: trimming needs no summarizer
+                return self._trim(messages, estimate_messages_tokens(messages), force, why)
+            except Exception:
+                self.last_compaction_note = f"{why}; nothing was dropped"
+                return messages
 
     def _compress(self, messages: list[Message], current_tokens: int | None, focus_topic: str | None,
                   force: bool) -> list[Message]:
@@ -182,7 +187,7 @@ class CompressorEngine(ContextEngine):
         else:
             self._cooldown_until = 0.0  # a manual /compact retries the summarizer now
         first = self.compression_count == 0 and not any(is_summary(m) for m in messages)
-        split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget)
+        split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget, force)
         span = [i for i in range(split.head_end, split.cut) if i != split.pinned]
         if not span:
             return self._trim(messages, total, force, f"nothing to summarize: all {len(messages)} messages are "
@@ -195,6 +200,7 @@ class CompressorEngine(ContextEngine):
         if outcome is None:
             return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
+        self.last_summary = body
         result = self._assemble(messages, tokens, split, body, tools)
         after = sum(estimate_message_tokens(m) for m in result)
         if after >= total:
@@ -222,7 +228,7 @@ class CompressorEngine(ContextEngine):
             self.last_compaction_note = f"{why}, and nothing else can be cut: nothing was changed"
             return messages
         self.compression_count += 1
-        self.last_summary_source = "none"
+        self.last_summary_source, self.last_summary = "none", ""
         self._awaiting_verdict = not force
         self.last_prompt_tokens = 0
         self.last_compaction_note = f"{why}; trimmed long messages instead: ~{total} -> ~{after} tokens"
@@ -256,7 +262,7 @@ class CompressorEngine(ContextEngine):
             log.warning("pre_compress failed: %s: %s", type(exc).__name__, exc)
             extra = ""
         return SummaryRequest(
-            turns=summary_turns(turns, tools),
+            turns=summary_turns(turns, tools, focus=focus_topic or ""),
             budget_tokens=budget,
             previous_summary=cap_text(previous, 24_000, 12_000, 12_000) if previous else None,
             focus_topic=redact(focus_topic) if focus_topic else None,  # the focus text leaves too

@@ -10,6 +10,7 @@ in two is caught on both sides of the cut.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hermes_compressor.constants import (
@@ -80,19 +81,38 @@ def _estimated_size(msg: Message) -> int:
     return size
 
 
-def summary_turns(turns: list[Message], tools: ToolIndex, max_chars: int = SUMMARY_INPUT_MAX_CHARS) -> list[Message]:
+def focus_words(focus: str) -> list[str]:
+    """The words of a ``/compact <focus>`` topic that a line must contain one of (3+ chars)."""
+    return sorted({w.lower() for w in re.findall(r"[\w.-]{3,}", focus or "")})
+
+
+def _mentions(msg: Message, words: list[str]) -> bool:
+    if not words or msg.get("role") != "tool":
+        return False
+    low = text_of(msg.get("content"))[:200_000].lower()
+    return any(w in low for w in words)
+
+
+def summary_turns(turns: list[Message], tools: ToolIndex, max_chars: int = SUMMARY_INPUT_MAX_CHARS,
+                  focus: str = "") -> list[Message]:
     """The turns as the summarizer will see them: old tool outputs pruned to one line
-    (step 1), each message capped and redacted, the whole bounded.
+    (step 1) unless they mention the focus topic, each message capped and redacted, the
+    whole bounded.
 
     Which turns fit is decided from cheap size bounds first, so pruning, copying and
     redaction run only on what is sent: the cost stays bounded however long the span.
     """
-    sizes = [_estimated_size(m) for m in turns]
+    words = focus_words(focus)
+
+    def light(m: Message) -> Message:
+        return _light(m if _mentions(m, words) else prune_message(m, tools, shrink_args=False))
+
+    sizes = [_estimated_size(m) if not _mentions(m, words) else CONTENT_MAX + 60 for m in turns]
     i, j = omitted_middle(sizes, max_chars, SUMMARY_INPUT_HEAD_SHARE)
-    selected = [_light(prune_message(m, tools, shrink_args=False)) for m in turns[:i]]
+    selected = [light(m) for m in turns[:i]]
     if j > i:
         omitted = sum(sizes[i:j])
         selected.append({"role": "system",
                          "content": f"[{j - i} turns (about {omitted} chars) omitted here to bound the summary input]"})
-        selected += [_light(prune_message(m, tools, shrink_args=False)) for m in turns[j:]]
+        selected += [light(m) for m in turns[j:]]
     return selected
