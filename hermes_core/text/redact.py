@@ -58,17 +58,21 @@ _KEY_WORDS = ("pass(?:word|wd|phrase)?", "pwd", "secret", "token", "api[_-]?key"
 
 
 def _key_word_branches(words: tuple[str, ...]) -> list[str]:
-    """``p(?i:assword)`` and ``P(?i:assword)``: a literal first character, the rest in any case.
+    """Per first letter, ``p(?i:assword|wd)...`` and ``P(?i:assword|wd)...``: a literal first
+    character, the rest in any case, one branch per letter so a candidate is tested once.
 
     The lower-case form must not continue a lower-case word (``compass:`` and ``bypass=``
-    are not passwords); the upper-case form starts a word or a camelCase part (``dbPassword``).
+    are not passwords) unless that "word" is a JSON escape (``\\npasswd = x`` inside an
+    escaped string); the upper-case form starts a word or a camelCase part (``dbPassword``).
     """
-    branches = []
+    by_first: dict[str, list[str]] = {}
     for word in words:
-        rest = f"(?i:{word[1:]}){_SUFFIX}(?![A-Za-z0-9])" + _KEY_VALUE
-        # ...unless that "word" is a JSON escape: "\\npasswd = x" inside an escaped string
-        branches.append(f"{word[0]}(?:(?<![a-z]{word[0]})|(?<=\\\\[nrt]{word[0]}))" + rest)
-        branches.append(word[0].upper() + rest)
+        by_first.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for first, rests in by_first.items():
+        rest = f"(?i:{'|'.join(rests)}){_SUFFIX}(?![A-Za-z0-9])" + _KEY_VALUE
+        branches.append(f"{first}(?:(?<![a-z]{first})|(?<=\\\\[nrt]{first}))" + rest)
+        branches.append(first.upper() + rest)
     return branches
 
 

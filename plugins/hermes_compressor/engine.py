@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_compressor.boundaries import Plan, last_real_user, plan
 from hermes_compressor.constants import (
+    ANCHOR_SHARE,
     FAILURE_COOLDOWN_SECONDS,
     INEFFECTIVE_LIMIT,
     MIN_SUMMARY_TOKENS,
@@ -32,6 +33,7 @@ from hermes_compressor.prune import ToolIndex, dedup_tool_outputs, prune_message
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
 from hermes_core import ContextEngine
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
+from hermes_core.text.ledger import Verification, extract_ledger, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
 from hermes_core.text.redact import redact
 from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
@@ -79,6 +81,7 @@ class CompressorEngine(ContextEngine):
         self._cooldown_reason = ""
         self._fallback_reason = ""
         self.last_summary = ""  # the body of the newest summary, for `compact` and callers
+        self.last_verification: Verification | None = None  # its check against the span's must-keep ledger
         super().__init__(ctx)
 
     @property
@@ -200,6 +203,10 @@ class CompressorEngine(ContextEngine):
         if outcome is None:
             return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
+        checked = verify_summary(body, extract_ledger(turns, previous or ""),
+                                 max_chars=int(request.budget_tokens * 4 * ANCHOR_SHARE))
+        body = checked.text
+        self.last_verification = checked
         self.last_summary = body
         result = self._assemble(messages, tokens, split, body, tools)
         after = sum(estimate_message_tokens(m) for m in result)
@@ -335,6 +342,10 @@ class CompressorEngine(ContextEngine):
     def _report(self, dropped: int, before: int, after: int, source: str, focus: str | None,
                 result: list[Message]) -> str:
         note = f"summarized {dropped} messages ({source}); ~{before} -> ~{after} tokens"
+        checked = self.last_verification
+        if checked is not None and checked.missing:
+            note += (f"; verified against {checked.ledger_size} must-keep items: {checked.missing} missing, "
+                     f"{checked.anchored} added as anchors")
         if source == "fallback":
             note += f"; the summarizer failed ({self._fallback_reason}), the offline deterministic summary was used"
         if focus:

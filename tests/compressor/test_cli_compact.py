@@ -113,7 +113,7 @@ def test_focus_finds_a_topic_only_in_tool_output(hermes_home: Path, tmp_path: Pa
     path = tmp_path / "focus.json"
     path.write_text(json.dumps(messages))
     assert main(["compact", str(path), "--context-length", "16000", "--focus", "zebrafish", "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)["report"]["summary"]
+    summary = json.loads(capsys.readouterr().out)["report"]["summary"].split("## Anchor Index")[0]  # the summary proper
     focus = [ln for ln in summary.splitlines() if ln.startswith("- Focus: ")]
     assert focus and all("ZEBRAFISH_" in ln for ln in focus)
     share = sum(len(ln) for ln in focus) / len(summary)

@@ -1,0 +1,244 @@
+"""Verified summaries: the must-keep ledger of a span, checked against its summary.
+
+A summary (from a model, a plugin or the offline summarizer) can silently lose what a
+continuing assistant needs most. Before a summary replaces a span, any engine can:
+
+1. :func:`extract_ledger` — read the span's must-keep items off the turns, without a
+   model: the user's asks verbatim, their constraints, decisions the assistant stated,
+   identifiers (file paths with an extension, URLs, ``backticked`` names of 4+ chars,
+   hashes), errors still unresolved at the end of the span and the files tools touched;
+2. :func:`verify_summary` — check the summary against the ledger and append what it lost
+   as a bounded *anchor index* (a short, verbatim list, newest and most important first),
+   redacted like everything else that is stored in a summary.
+
+Both are linear in the span (each message is read up to a fixed number of characters)
+and deterministic, so the same span always yields the same ledger::
+
+    ledger = extract_ledger(turns)
+    checked = verify_summary(summary_text, ledger, max_chars=4000)
+    summary_text = checked.text  # the summary plus its anchor index, if anything was missing
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_core.text.messages import ERROR_LINE_RE, text_of
+from hermes_core.text.redact import redact
+
+Message = dict[str, Any]
+
+#: Kinds, in the order the anchor index keeps them when it must choose.
+KINDS = ("ask", "constraint", "error", "file", "identifier", "decision")
+ANCHOR_HEADING = "## Anchor Index (verbatim items the summary above did not carry)"
+
+SCAN_CHARS = 20_000  # of each message: the ledger's cost stays linear and bounded per message
+ASK_CHARS = 300  # an ask is kept verbatim up to this length
+ASK_MATCH_CHARS = 80  # ...and counts as present when its first 80 (normalized) chars are
+
+_URL_RE = re.compile(r"https?://[^\s<>\"'`)\]]{3,300}")
+_PATH_RE = re.compile(
+    r"(?<![\w/.@-])(?:~/|\.{1,2}/|/)?(?:[\w@+-][\w.@+-]{0,80}/){0,12}[\w@+-][\w.@+-]{0,80}\.[A-Za-z][A-Za-z0-9]{0,7}"
+    r"(?![\w/(])")
+_KNOWN_EXT = frozenset(
+    "py rs go js ts tsx jsx ex exs rb java kt c h cc cpp hpp cs swift md rst txt json jsonl yaml yml toml ini cfg "
+    "sh bash zsh sql html css scss vue svelte lock xml csv ipynb proto gradle mk dockerfile env conf log pem".split())
+_BACKTICK_RE = re.compile(r"`([^`\n]{4,80})`")
+_SHA_RE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
+_SENTENCE_RE = re.compile(r"[^.!?\n]{12,400}[.!?]?")
+_CONSTRAINT_RE = re.compile(r"\b(?:must|never|always|don't|do not|make sure|only|avoid|without|prefer)\b", re.I)
+_DECISION_RE = re.compile(r"\b(?:decided|instead of|chose|rather than|switch(?:ed)? to|the fix is|root cause|"
+                          r"because)\b", re.I)
+_PATH_KEYS = ("file_path", "path", "filename", "file", "target_file", "notebook_path")
+
+
+@dataclass(frozen=True)
+class LedgerItem:
+    kind: str  # one of KINDS
+    text: str  # verbatim (asks, constraints, decisions, errors clipped) or exact (identifiers, files)
+
+
+@dataclass
+class Verification:
+    """The summary with its anchor index, and what the check found."""
+
+    text: str
+    ledger_size: int
+    missing: int  # ledger items the summary lacked
+    anchored: int  # ...of which the anchor index carries
+    by_kind: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> (missing, anchored)
+
+    @property
+    def dropped(self) -> int:
+        return self.missing - self.anchored
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clip(text: str, limit: int) -> str:
+    flat = _flat(text)
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def identifiers(text: str) -> list[str]:
+    """File paths with an extension, URLs, ``backticked`` names (4+ chars) and hashes in ``text``."""
+    found: list[str] = []
+    text = text[:SCAN_CHARS]
+    urls = [m.group(0).rstrip(".,:;") for m in _URL_RE.finditer(text)]
+    found += urls
+    for m in _PATH_RE.finditer(text):
+        path = m.group(0).rstrip(".")
+        ext = path.rsplit(".", 1)[-1].lower()
+        if ("/" in path or ext in _KNOWN_EXT) and not any(path in u for u in urls) and len(path) > 4:
+            found.append(path)
+    found += [m.group(1).strip() for m in _BACKTICK_RE.finditer(text) if len(m.group(1).strip()) >= 4]
+    found += [m.group(0) for m in _SHA_RE.finditer(text)
+              if any(c.isdigit() for c in m.group(0)) and any(c.isalpha() for c in m.group(0))]
+    return found
+
+
+def _user_text(msg: Message) -> str:
+    text = text_of(msg.get("content")).strip()
+    return "" if text.startswith(("<", "[CONTEXT COMPACTION")) else text
+
+
+def _sentences(text: str, cue: re.Pattern[str]) -> list[str]:
+    return [_clip(m.group(0).strip(), 200) for m in _SENTENCE_RE.finditer(text[:SCAN_CHARS])
+            if cue.search(m.group(0)) and not m.group(0).strip().endswith(":")]
+
+
+def _call_paths(msg: Message) -> list[str]:
+    paths = []
+    for call in msg.get("tool_calls") or ():
+        fn = call.get("function") if isinstance(call, dict) else None
+        raw = fn.get("arguments") if isinstance(fn, dict) else None
+        try:
+            args = json.loads(raw) if isinstance(raw, str) and len(raw) < 200_000 else raw
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(args, dict):
+            paths += [v.strip() for k in _PATH_KEYS if isinstance(v := args.get(k), str) and 0 < len(v.strip()) < 300]
+    return paths
+
+
+def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list[LedgerItem]:
+    """The span's must-keep items, deduplicated, newest last; deterministic and linear.
+
+    ``previous_summary`` (an earlier summary being folded in) contributes its identifiers
+    and its anchor index, so repeated compactions keep what earlier ones anchored.
+    """
+    items: dict[tuple[str, str], None] = {}
+
+    def add(kind: str, text: str) -> None:
+        text = text.strip()
+        if text:
+            items.pop((kind, text), None)
+            items[(kind, text)] = None
+
+    errors: dict[str, str] = {}  # tool name -> its last error line; a later clean result resolves it
+    names: dict[str, str] = {}
+    for msg in turns:
+        role = msg.get("role")
+        text = text_of(msg.get("content"))
+        if role == "user":
+            ask = _user_text(msg)
+            if ask:
+                add("ask", _clip(ask, ASK_CHARS))
+                for sentence in _sentences(ask, _CONSTRAINT_RE):
+                    add("constraint", sentence)
+        elif role == "assistant":
+            for sentence in _sentences(text, _DECISION_RE):
+                add("decision", sentence)
+            for call in msg.get("tool_calls") or ():
+                fn = call.get("function") if isinstance(call, dict) else None
+                if isinstance(fn, dict):
+                    names[str(call.get("id"))] = str(fn.get("name") or "tool")
+            for path in _call_paths(msg):
+                add("file", path)
+        elif role == "tool":
+            name = names.get(str(msg.get("tool_call_id")), "tool")
+            hit = ERROR_LINE_RE.search(text, 0, min(len(text), SCAN_CHARS))
+            if hit:
+                start = text.rfind("\n", 0, hit.start()) + 1
+                end = text.find("\n", hit.start())
+                errors[name] = _clip(text[start: end if end >= 0 else len(text)], 200)
+            else:
+                errors.pop(name, None)
+        for ident in identifiers(text):
+            add("identifier", ident)
+        if role == "assistant":
+            for call in msg.get("tool_calls") or ():
+                fn = call.get("function") if isinstance(call, dict) else None
+                if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
+                    for ident in identifiers(fn["arguments"]):
+                        add("identifier", ident)
+    for line in errors.values():
+        add("error", line)
+    if previous_summary:
+        for ident in identifiers(previous_summary):
+            add("identifier", ident)
+        _, _, anchors = previous_summary.partition(ANCHOR_HEADING)
+        for line in anchors.splitlines():
+            kind, sep, rest = line.removeprefix("- ").partition(": ")
+            if sep and kind in KINDS:
+                for piece in (rest.split(" | ") if kind in ("identifier", "file") else [rest]):
+                    add(kind, piece)
+    return [LedgerItem(kind, text) for kind, text in items]
+
+
+def is_present(item: LedgerItem, summary: str, flat_summary: str | None = None) -> bool:
+    """Whether ``summary`` carries ``item``: identifiers exactly, prose by its normalized start."""
+    if item.kind in ("identifier", "file"):
+        return item.text in summary
+    flat = flat_summary if flat_summary is not None else _flat(summary)
+    probe = _flat(item.text.removesuffix("..."))[:ASK_MATCH_CHARS]
+    return probe in flat
+
+
+def verify_summary(summary: str, ledger: list[LedgerItem], max_chars: int) -> Verification:
+    """``summary`` plus an anchor index of the ledger items it lacks, at most ``max_chars``.
+
+    The index keeps kinds in :data:`KINDS` order and the newest items of each kind first;
+    identifiers and files are joined on one line per kind to stay short. What does not fit
+    is counted, not listed. Everything in the index is redacted.
+    """
+    flat = _flat(summary)
+    missing: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    for item in ledger:
+        if item.kind in missing and not is_present(item, summary, flat):
+            missing[item.kind].append(item.text)
+    total = sum(len(v) for v in missing.values())
+    by_kind: dict[str, tuple[int, int]] = {}
+    if not total or max_chars <= len(ANCHOR_HEADING) + 20:
+        by_kind = {k: (len(v), 0) for k, v in missing.items() if v}
+        return Verification(summary, len(ledger), total, 0, by_kind)
+    lines: list[str] = []
+    used = len(ANCHOR_HEADING) + 2
+    anchored = 0
+    for kind in KINDS:
+        kept: list[str] = []
+        for text in reversed(missing[kind]):  # newest first
+            piece = redact(text)
+            cost = len(piece) + (3 if kind in ("identifier", "file") and kept else len(kind) + 6)
+            if used + cost > max_chars:
+                continue  # a shorter item of this or a later kind may still fit
+            kept.append(piece)
+            used += cost
+        if kept:
+            anchored += len(kept)
+            if kind in ("identifier", "file"):
+                lines.append(f"- {kind}: " + " | ".join(kept))
+            else:
+                lines += [f"- {kind}: {piece}" for piece in kept]
+        by_kind[kind] = (len(missing[kind]), len(kept))
+    left = total - anchored
+    if left:
+        lines.append(f"- ({left} more items did not fit; the full turns were not kept)")
+    text = f"{summary.rstrip()}\n\n{ANCHOR_HEADING}\n" + "\n".join(lines)
+    return Verification(text, len(ledger), total, anchored, {k: v for k, v in by_kind.items() if v[0]})
