@@ -36,14 +36,14 @@ Message = dict[str, Any]
 KINDS = ("ask", "constraint", "error", "file", "identifier", "decision")
 ANCHOR_HEADING = "## Anchor Index (verbatim items the summary above did not carry)"
 
-SCAN_CHARS = 20_000  # of each message: the ledger's cost stays linear and bounded per message
+SCAN_CHARS = 8_000  # of each message (its start), so the cost stays bounded per message...
+SPAN_SCAN_CHARS = 600_000  # ...and per span: turns are read newest first until this much was read
 ASK_CHARS = 300  # an ask is kept verbatim up to this length
 ASK_MATCH_CHARS = 80  # ...and counts as present when its first 80 (normalized) chars are
 
-_URL_RE = re.compile(r"https?://[^\s<>\"'`)\]]{3,300}")
-_PATH_RE = re.compile(
-    r"(?<![\w/.@-])(?:~/|\.{1,2}/|/)?(?:[\w@+-][\w.@+-]{0,80}/){0,12}[\w@+-][\w.@+-]{0,80}\.[A-Za-z][A-Za-z0-9]{0,7}"
-    r"(?![\w/(])")
+# Candidate identifiers are whole tokens: one linear scan, then cheap string tests per token.
+_TOKEN_RE = re.compile(r"[^\s\"'`()<>\[\]{},;|=*]{5,400}")
+_HEX = frozenset("0123456789abcdef")
 _KNOWN_EXT = frozenset(
     "py rs go js ts tsx jsx ex exs rb java kt c h cc cpp hpp cs swift md rst txt json jsonl yaml yml toml ini cfg "
     "sh bash zsh sql html css scss vue svelte lock xml csv ipynb proto gradle mk dockerfile env conf log pem".split())
@@ -88,18 +88,26 @@ def _clip(text: str, limit: int) -> str:
 
 def identifiers(text: str) -> list[str]:
     """File paths with an extension, URLs, ``backticked`` names (4+ chars) and hashes in ``text``."""
-    found: list[str] = []
     text = text[:SCAN_CHARS]
-    urls = [m.group(0).rstrip(".,:;") for m in _URL_RE.finditer(text)]
-    found += urls
-    for m in _PATH_RE.finditer(text):
-        path = m.group(0).rstrip(".")
-        ext = path.rsplit(".", 1)[-1].lower()
-        if ("/" in path or ext in _KNOWN_EXT) and not any(path in u for u in urls) and len(path) > 4:
+    found = [m.group(1).strip() for m in _BACKTICK_RE.finditer(text) if len(m.group(1).strip()) >= 4] \
+        if "`" in text else []
+    for m in _TOKEN_RE.finditer(text):
+        token = m.group(0)
+        if token.startswith(("http://", "https://")):
+            found.append(token.rstrip(".,:;!?"))
+            continue
+        if "." not in token:
+            if 7 <= len(token) <= 40 and _HEX.issuperset(token) and not token.isdigit() and not token.isalpha():
+                found.append(token)
+            continue
+        if "://" in token:
+            continue
+        path = token.split(":", 1)[0].strip(".!?")  # src/a.py:12 -> src/a.py
+        stem, dot, ext = path.rpartition(".")
+        if not (dot and stem and 0 < len(ext) <= 8 and ext.isalnum() and ext[0].isalpha()) or len(path) < 5:
+            continue
+        if "/" in path or ext.lower() in _KNOWN_EXT:
             found.append(path)
-    found += [m.group(1).strip() for m in _BACKTICK_RE.finditer(text) if len(m.group(1).strip()) >= 4]
-    found += [m.group(0) for m in _SHA_RE.finditer(text)
-              if any(c.isdigit() for c in m.group(0)) and any(c.isalpha() for c in m.group(0))]
     return found
 
 
@@ -127,8 +135,19 @@ def _call_paths(msg: Message) -> list[str]:
     return paths
 
 
+def _newest_within(turns: list[Message], budget: int) -> list[Message]:
+    """The newest turns whose text (up to ``SCAN_CHARS`` each) fits ``budget``, oldest first."""
+    used, start = 0, len(turns)
+    while start > 0 and used < budget:
+        start -= 1
+        content = turns[start].get("content")
+        used += min(len(content) if isinstance(content, str) else SCAN_CHARS, SCAN_CHARS)
+    return turns[start:]
+
+
 def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list[LedgerItem]:
-    """The span's must-keep items, deduplicated, newest last; deterministic and linear.
+    """The span's must-keep items, deduplicated, newest last; deterministic and bounded (the
+    newest ``SPAN_SCAN_CHARS`` of the span are read; older items are the summary's job).
 
     ``previous_summary`` (an earlier summary being folded in) contributes its identifiers
     and its anchor index, so repeated compactions keep what earlier ones anchored.
@@ -143,7 +162,7 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
 
     errors: dict[str, str] = {}  # tool name -> its last error line; a later clean result resolves it
     names: dict[str, str] = {}
-    for msg in turns:
+    for msg in _newest_within(list(turns), SPAN_SCAN_CHARS):
         role = msg.get("role")
         text = text_of(msg.get("content"))
         if role == "user":
