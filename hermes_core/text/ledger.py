@@ -34,6 +34,8 @@ Message = dict[str, Any]
 
 #: Kinds, in the order the anchor index keeps them when it must choose.
 KINDS = ("ask", "constraint", "error", "file", "identifier", "decision")
+#: Each kind's first claim on the anchor index's room (the rest is shared in KINDS order).
+KIND_SHARES = {"ask": 0.25, "constraint": 0.15, "error": 0.1, "file": 0.1, "identifier": 0.35, "decision": 0.05}
 ANCHOR_HEADING = "## Anchor Index (verbatim items the summary above did not carry)"
 
 SCAN_CHARS = 8_000  # of each message (its start), so the cost stays bounded per message...
@@ -86,9 +88,15 @@ def _clip(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
-def identifiers(text: str) -> list[str]:
-    """File paths with an extension, URLs, ``backticked`` names (4+ chars) and hashes in ``text``."""
-    text = text[:SCAN_CHARS]
+def _scanned(text: str, limit: int = SCAN_CHARS) -> str:
+    """What is read of one text: all of it, or its head (3/4) and tail (1/4) of ``limit``."""
+    return text if len(text) <= limit else f"{text[: limit * 3 // 4]}\n{text[-(limit // 4):]}"
+
+
+def identifiers(text: str, limit: int = SCAN_CHARS) -> list[str]:
+    """File paths with an extension, URLs, ``backticked`` names (4+ chars), hashes and
+    ``algo:hex`` digests in ``text`` (its head and tail within ``limit`` characters)."""
+    text = _scanned(text, limit)
     found = [m.group(1).strip() for m in _BACKTICK_RE.finditer(text) if len(m.group(1).strip()) >= 4] \
         if "`" in text else []
     for m in _TOKEN_RE.finditer(text):
@@ -97,8 +105,9 @@ def identifiers(text: str) -> list[str]:
             found.append(token.rstrip(".,:;!?"))
             continue
         if "." not in token:
-            if 7 <= len(token) <= 40 and _HEX.issuperset(token) and not token.isdigit() and not token.isalpha():
-                found.append(token)
+            digest = token.rpartition(":")[2]
+            if 7 <= len(digest) <= 128 and _HEX.issuperset(digest) and not digest.isdigit() and not digest.isalpha():
+                found.append(token if len(digest) >= 16 else digest)
             continue
         if "://" in token:
             continue
@@ -117,7 +126,7 @@ def _user_text(msg: Message) -> str:
 
 
 def _sentences(text: str, cue: re.Pattern[str]) -> list[str]:
-    return [_clip(m.group(0).strip(), 200) for m in _SENTENCE_RE.finditer(text[:SCAN_CHARS])
+    return [_clip(m.group(0).strip(), 200) for m in _SENTENCE_RE.finditer(_scanned(text))
             if cue.search(m.group(0)) and not m.group(0).strip().endswith(":")]
 
 
@@ -182,11 +191,12 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
                 add("file", path)
         elif role == "tool":
             name = names.get(str(msg.get("tool_call_id")), "tool")
-            hit = ERROR_LINE_RE.search(text, 0, min(len(text), SCAN_CHARS))
+            seen = _scanned(text)
+            hit = ERROR_LINE_RE.search(seen)
             if hit:
-                start = text.rfind("\n", 0, hit.start()) + 1
-                end = text.find("\n", hit.start())
-                errors[name] = _clip(text[start: end if end >= 0 else len(text)], 200)
+                start = seen.rfind("\n", 0, hit.start()) + 1
+                end = seen.find("\n", hit.start())
+                errors[name] = _clip(seen[start: end if end >= 0 else len(seen)], 200)
             else:
                 errors.pop(name, None)
         for ident in identifiers(text):
@@ -200,7 +210,7 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
     for line in errors.values():
         add("error", line)
     if previous_summary:
-        for ident in identifiers(previous_summary):
+        for ident in identifiers(previous_summary, limit=len(previous_summary)):
             add("identifier", ident)
         _, _, anchors = previous_summary.partition(ANCHOR_HEADING)
         for line in anchors.splitlines():
@@ -239,23 +249,32 @@ def verify_summary(summary: str, ledger: list[LedgerItem], max_chars: int) -> Ve
         return Verification(summary, len(ledger), total, 0, by_kind)
     lines: list[str] = []
     used = len(ANCHOR_HEADING) + 2
+    kept: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    pending = {kind: [redact(t) for t in reversed(missing[kind])] for kind in KINDS}  # newest first
+    room = max_chars - used
+    # Two passes: each kind up to its share of the room, then what is left in KINDS order,
+    # so that many long asks cannot crowd out every identifier.
+    for shares in (KIND_SHARES, dict.fromkeys(KINDS, 1.0)):
+        for kind in KINDS:
+            allowance = used + int(room * shares[kind]) if shares is KIND_SHARES else max_chars
+            rest = []
+            for piece in pending[kind]:
+                cost = len(piece) + (3 if kind in ("identifier", "file") and kept[kind] else len(kind) + 6)
+                if used + cost > min(allowance, max_chars):
+                    rest.append(piece)
+                    continue
+                kept[kind].append(piece)
+                used += cost
+            pending[kind] = rest
     anchored = 0
     for kind in KINDS:
-        kept: list[str] = []
-        for text in reversed(missing[kind]):  # newest first
-            piece = redact(text)
-            cost = len(piece) + (3 if kind in ("identifier", "file") and kept else len(kind) + 6)
-            if used + cost > max_chars:
-                continue  # a shorter item of this or a later kind may still fit
-            kept.append(piece)
-            used += cost
-        if kept:
-            anchored += len(kept)
+        if kept[kind]:
+            anchored += len(kept[kind])
             if kind in ("identifier", "file"):
-                lines.append(f"- {kind}: " + " | ".join(kept))
+                lines.append(f"- {kind}: " + " | ".join(kept[kind]))
             else:
-                lines += [f"- {kind}: {piece}" for piece in kept]
-        by_kind[kind] = (len(missing[kind]), len(kept))
+                lines += [f"- {kind}: {piece}" for piece in kept[kind]]
+        by_kind[kind] = (len(missing[kind]), len(kept[kind]))
     left = total - anchored
     if left:
         lines.append(f"- ({left} more items did not fit; the full turns were not kept)")

@@ -33,7 +33,7 @@ from hermes_compressor.prune import ToolIndex, dedup_tool_outputs, prune_message
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
 from hermes_core import ContextEngine
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
-from hermes_core.text.ledger import Verification, extract_ledger, verify_summary
+from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
 from hermes_core.text.redact import redact
 from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
@@ -82,6 +82,7 @@ class CompressorEngine(ContextEngine):
         self._fallback_reason = ""
         self.last_summary = ""  # the body of the newest summary, for `compact` and callers
         self.last_verification: Verification | None = None  # its check against the span's must-keep ledger
+        self.verify_summaries = True  # off only to measure what verification buys (compact-bench)
         super().__init__(ctx)
 
     @property
@@ -203,7 +204,7 @@ class CompressorEngine(ContextEngine):
         if outcome is None:
             return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
-        checked = verify_summary(body, extract_ledger(turns, previous or ""),
+        checked = verify_summary(body, extract_ledger(turns, previous or "") if self.verify_summaries else [],
                                  max_chars=int(request.budget_tokens * 4 * ANCHOR_SHARE))
         body = checked.text
         self.last_verification = checked
@@ -271,7 +272,8 @@ class CompressorEngine(ContextEngine):
         return SummaryRequest(
             turns=summary_turns(turns, tools, focus=focus_topic or ""),
             budget_tokens=budget,
-            previous_summary=cap_text(previous, 24_000, 12_000, 12_000) if previous else None,
+            # the earlier anchor index is re-checked by the ledger, not summarized again
+            previous_summary=cap_text(previous.split(ANCHOR_HEADING)[0], 24_000, 12_000, 12_000) if previous else None,
             focus_topic=redact(focus_topic) if focus_topic else None,  # the focus text leaves too
             extra_context=cap_text(str(extra), 8_000, 6_000, 2_000),
         )
