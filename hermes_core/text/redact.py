@@ -42,9 +42,10 @@ _NOT_A_VALUE = (r"(?!(?:str|string|int|bool|bytes|None|null|nil|true|false|undef
 _QUOTED = (rf"\\+\"(?:[^\"\\\n]|\\(?!\\*\")){{1,{_MAX_VALUE}}}"  # inside a JSON-escaped string
            rf"|\"(?:[^\"\\\n]|\\.){{1,{_MAX_VALUE}}}\"?"
            rf"|'[^'\n]{{1,{_MAX_VALUE}}}'?")
-_VALUE = rf"(?:{_QUOTED}|{_NOT_A_VALUE}[^\s\"'`;&<>(){{}}\[\]\\]{{1,{_MAX_VALUE}}})"
+_UNQUOTED_CHAR = r"[^\s\"'`;&<>(){}\[\]\\]"
+_VALUE = rf"(?:{_QUOTED}|(?={_UNQUOTED_CHAR}){_NOT_A_VALUE}{_UNQUOTED_CHAR}{{1,{_MAX_VALUE}}})"
 # Key name end (its closing quote, maybe JSON-escaped), separator, then the value.
-_SEP = r"((?:\\*[\"'])?[ \t]*(?::=|=>|:|=)[ \t]*)"
+_SEP = r"((?:\\*[\"'])?+[ \t]*+(?::=|=>|:|=)[ \t]*+)"  # possessive: a failed value is not retried
 _KEY_VALUE = _SEP + _VALUE
 # The rest of a header line, stopping at a real or a JSON-escaped line break or a private key block.
 _LINE = rf"(?:[^\r\n\\-]|\\(?![nr])|-(?!----BEGIN )){{1,{_MAX_VALUE}}}"  # a key block is caught whole

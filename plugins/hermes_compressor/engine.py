@@ -24,19 +24,25 @@ from hermes_compressor.constants import (
     MIN_SUMMARY_TOKENS,
     MIN_TAIL_MESSAGES,
     SUMMARY_CONTEXT_SHARE,
+    SUMMARY_PREFIX,
     SUMMARY_TOKENS_CEILING,
     TRIM_MAX_CHARS,
     TRIM_MIN_CHARS,
 )
 from hermes_compressor.prepare import cap_text, summary_turns
-from hermes_compressor.prune import ToolIndex, dedup_tool_outputs, prune_message, tool_index
+from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
 from hermes_core import ContextEngine
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
 from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
 from hermes_core.text.redact import redact
-from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.text.tokens import (
+    CHARS_PER_TOKEN,
+    MESSAGE_OVERHEAD_TOKENS,
+    estimate_message_tokens,
+    estimate_messages_tokens,
+)
 
 if TYPE_CHECKING:
     from hermes_core import PluginContext
@@ -59,6 +65,22 @@ def _cut_long(msg: Message, limit: int) -> Message:
         content = (f"{content[:head]}\n...[{len(content) - head - tail} chars cut by compaction]..."
                    f"\n{content[-tail:]}")
     return {**msg, "content": content}
+
+
+def _tokens(msg: Message) -> int:
+    """``estimate_message_tokens`` with a fast path for the common plain-text message."""
+    content = msg.get("content")
+    if type(content) is str and "tool_calls" not in msg:
+        return len(content) // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
+    return estimate_message_tokens(msg)
+
+
+def _carries_summary(msg: Message) -> bool:
+    """``is_summary`` with a fast path for plain-text content."""
+    content = msg.get("content")
+    if type(content) is str:
+        return content.startswith(SUMMARY_PREFIX)
+    return isinstance(content, list) and is_summary(msg)
 
 
 class CompressorEngine(ContextEngine):
@@ -179,7 +201,7 @@ class CompressorEngine(ContextEngine):
 
     def _compress(self, messages: list[Message], current_tokens: int | None, focus_topic: str | None,
                   force: bool) -> list[Message]:
-        tokens = [estimate_message_tokens(m) for m in messages]
+        tokens = [_tokens(m) for m in messages]
         total = sum(tokens)
         if not force:
             if (current_tokens if current_tokens is not None else total) < self.threshold_tokens:
@@ -190,15 +212,15 @@ class CompressorEngine(ContextEngine):
                 return messages
         else:
             self._cooldown_until = 0.0  # a manual /compact retries the summarizer now
-        first = self.compression_count == 0 and not any(is_summary(m) for m in messages)
+        first = self.compression_count == 0 and not any(map(_carries_summary, messages))
         split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget, force)
         span = [i for i in range(split.head_end, split.cut) if i != split.pinned]
         if not span:
             return self._trim(messages, total, force, f"nothing to summarize: all {len(messages)} messages are "
                                                       "in the protected head or tail")
         previous, turns = self._span_turns(messages, span)
-        tools = tool_index(messages)
-        request = self._request(turns, sum(tokens[i] for i in span), previous, focus_topic, tools)
+        request = self._request(turns, total - sum(tokens[: split.head_end]) - sum(tokens[split.cut:])
+                                - (tokens[split.pinned] if split.pinned is not None else 0), previous, focus_topic)
         self._fallback_reason = ""
         outcome = self._summarize(request)
         if outcome is None:
@@ -209,7 +231,7 @@ class CompressorEngine(ContextEngine):
         body = checked.text
         self.last_verification = checked
         self.last_summary = body
-        result = self._assemble(messages, tokens, split, body, tools)
+        result = self._assemble(messages, tokens, split, body)
         after = sum(estimate_message_tokens(m) for m in result)
         if after >= total:
             return self._trim(messages, total, force,
@@ -250,7 +272,7 @@ class CompressorEngine(ContextEngine):
         turns: list[Message] = []
         for i in span:
             msg = messages[i]
-            if is_summary(msg):
+            if _carries_summary(msg):
                 body, remainder = split_summary(msg)
                 if previous is not None:
                     turns.append({"role": "system", "content": f"[earlier summary]\n{previous}"})
@@ -261,8 +283,8 @@ class CompressorEngine(ContextEngine):
                 turns.append(msg)
         return previous, turns
 
-    def _request(self, turns: list[Message], span_tokens: int, previous: str | None, focus_topic: str | None,
-                 tools: ToolIndex) -> SummaryRequest:
+    def _request(self, turns: list[Message], span_tokens: int, previous: str | None,
+                 focus_topic: str | None) -> SummaryRequest:
         budget = max(MIN_SUMMARY_TOKENS, min(int(span_tokens * self.summary_target_ratio), self.max_summary_tokens))
         try:
             extra = self.ctx.pre_compress([dict(m) for m in turns]) or ""
@@ -270,7 +292,7 @@ class CompressorEngine(ContextEngine):
             log.warning("pre_compress failed: %s: %s", type(exc).__name__, exc)
             extra = ""
         return SummaryRequest(
-            turns=summary_turns(turns, tools, focus=focus_topic or ""),
+            turns=summary_turns(turns, focus=focus_topic or ""),
             budget_tokens=budget,
             # the earlier anchor index is re-checked by the ledger, not summarized again
             previous_summary=cap_text(previous.split(ANCHOR_HEADING)[0], 24_000, 12_000, 12_000) if previous else None,
@@ -309,10 +331,10 @@ class CompressorEngine(ContextEngine):
             return None
         return fallback.summarize(dataclasses.replace(request, note=note)).text, "fallback"
 
-    def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str,
-                  tools: ToolIndex) -> list[Message]:
+    def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str) -> list[Message]:
         """Head (+ pinned user message) + summary + tail, pruned, alternating, pairs repaired."""
         n = len(messages)
+        tools = tool_index([*messages[: split.head_end], *messages[split.cut:]])  # only kept messages are pruned
         prune_before = self._prune_boundary(tokens, split.cut)
         head = [dict(m) for m in messages[: split.head_end]]
         if head and head[0].get("role") == "system":

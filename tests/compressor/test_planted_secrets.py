@@ -157,7 +157,7 @@ ADVERSARIAL_1MB = ['"password": "', '\\"password\\": \\"', "://a:", "-u a:", "do
 def test_one_megabyte_of_adversarial_text_is_fast(unit: str) -> None:
     text = (unit * (1_000_000 // len(unit) + 1))[:1_000_000]
     best = float("inf")
-    for _ in range(2):  # a second run only when the first was slow: the CI machine is shared
+    for _ in range(3):  # more runs only when the first was slow: the CI machine is shared
         start = time.perf_counter()
         redact(text)
         best = min(best, time.perf_counter() - start)
