@@ -4,7 +4,8 @@ A summary (from a model, a plugin or the offline summarizer) can silently lose w
 continuing assistant needs most. Before a summary replaces a span, any engine can:
 
 1. :func:`extract_ledger` — read the span's must-keep items off the turns, without a
-   model: the user's asks verbatim, their constraints, decisions the assistant stated,
+   model: the user's asks verbatim (their request sentences when they have some), their
+   constraints and updates of earlier values, decisions the assistant stated,
    identifiers (file paths with an extension, URLs, ``backticked`` names of 4+ chars,
    hashes), errors still unresolved at the end of the span and the files tools touched;
 2. :func:`verify_summary` — check the summary against the ledger and append what it lost
@@ -33,9 +34,10 @@ from hermes_core.text.redact import redact
 Message = dict[str, Any]
 
 #: Kinds, in the order the anchor index keeps them when it must choose.
-KINDS = ("ask", "constraint", "error", "file", "identifier", "decision")
+KINDS = ("ask", "constraint", "error", "file", "identifier", "decision", "said")
 #: Each kind's first claim on the anchor index's room (the rest is shared in KINDS order).
-KIND_SHARES = {"ask": 0.25, "constraint": 0.15, "error": 0.1, "file": 0.1, "identifier": 0.35, "decision": 0.05}
+KIND_SHARES = {"ask": 0.25, "constraint": 0.15, "error": 0.1, "file": 0.1, "identifier": 0.35, "decision": 0.05,
+               "said": 0.0}  # "said": a user message with no request in it, kept verbatim only if room is left
 ANCHOR_HEADING = "## Anchor Index (verbatim items the summary above did not carry)"
 
 SCAN_CHARS = 8_000  # of each message (its start), so the cost stays bounded per message...
@@ -51,8 +53,18 @@ _KNOWN_EXT = frozenset(
     "sh bash zsh sql html css scss vue svelte lock xml csv ipynb proto gradle mk dockerfile env conf log pem".split())
 _BACKTICK_RE = re.compile(r"`([^`\n]{4,80})`")
 _SHA_RE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
-_SENTENCE_RE = re.compile(r"[^.!?\n]{12,400}[.!?]?")
+_SENTENCE_RE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]?")  # "config/prod.yaml" does not end one
 _CONSTRAINT_RE = re.compile(r"\b(?:must|never|always|don't|do not|make sure|only|avoid|without|prefer)\b", re.I)
+# A request inside a user message, and a statement that replaces an earlier value: both
+# are kept as their own sentences, so a long message cannot hide them behind its opening.
+_REQUEST_RE = re.compile(r"\b(?:please|can you|could you|would you|don't forget|remember to|make sure|later,|"
+                         r"also add|todo)\b", re.I)
+_UPDATE_RE = re.compile(r"\b(?:update:|updated|correction|changed to|is now|are now|from now on|from here on|"
+                        r"no longer|instead of)\b", re.I)
+# An error the user or assistant quotes (an error code or failure word up to the line's end).
+_QUOTED_ERROR_RE = re.compile(r"(?:\b[A-Z][A-Z0-9]*_?ERR[A-Z0-9_]*|\bERR_[A-Z0-9_]+|\b[A-Z]\w*(?:Error|Exception))"
+                              r"\b[^\n]{0,200}")
+_LONG_NUMBER_RE = re.compile(r"(?<![\w.\-])\d{5,20}(?![\w.])")
 _DECISION_RE = re.compile(r"\b(?:decided|instead of|chose|rather than|switch(?:ed)? to|the fix is|root cause|"
                           r"because)\b", re.I)
 _PATH_KEYS = ("file_path", "path", "filename", "file", "target_file", "notebook_path")
@@ -127,7 +139,7 @@ def _user_text(msg: Message) -> str:
 
 def _sentences(text: str, cue: re.Pattern[str]) -> list[str]:
     return [_clip(m.group(0).strip(), 200) for m in _SENTENCE_RE.finditer(_scanned(text))
-            if cue.search(m.group(0)) and not m.group(0).strip().endswith(":")]
+            if len(m.group(0).strip()) >= 12 and cue.search(m.group(0)) and not m.group(0).strip().endswith(":")]
 
 
 def _call_paths(msg: Message) -> list[str]:
@@ -177,8 +189,12 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
         if role == "user":
             ask = _user_text(msg)
             if ask:
-                add("ask", _clip(ask, ASK_CHARS))
-                for sentence in _sentences(ask, _CONSTRAINT_RE):
+                requests = _sentences(ask, _REQUEST_RE)
+                for sentence in requests:
+                    add("ask", sentence)
+                if not requests:
+                    add("said", _clip(ask, ASK_CHARS))
+                for sentence in _sentences(ask, _CONSTRAINT_RE) + _sentences(ask, _UPDATE_RE):
                     add("constraint", sentence)
         elif role == "assistant":
             for sentence in _sentences(text, _DECISION_RE):
@@ -201,6 +217,12 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
                 errors.pop(name, None)
         for ident in identifiers(text):
             add("identifier", ident)
+        if role in ("user", "assistant") and text:
+            seen = _scanned(text)
+            for m in _QUOTED_ERROR_RE.finditer(seen):
+                add("error", m.group(0).strip().rstrip("."))
+            for m in _LONG_NUMBER_RE.finditer(seen):  # account, ticket and order numbers
+                add("identifier", m.group(0))
         if role == "assistant":
             for call in msg.get("tool_calls") or ():
                 fn = call.get("function") if isinstance(call, dict) else None
@@ -209,9 +231,16 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
                         add("identifier", ident)
     for line in errors.values():
         add("error", line)
-    if previous_summary:
+    if previous_summary:  # what an earlier summary carried must survive this one too
+        body, _, _ = previous_summary.partition(ANCHOR_HEADING)
         for ident in identifiers(previous_summary, limit=len(previous_summary)):
             add("identifier", ident)
+        for kind, cue in (("ask", _REQUEST_RE), ("constraint", _CONSTRAINT_RE), ("constraint", _UPDATE_RE),
+                          ("decision", _DECISION_RE)):
+            for m in _SENTENCE_RE.finditer(body):
+                sentence = m.group(0).strip().removeprefix("- ")
+                if len(sentence) >= 12 and cue.search(sentence) and not sentence.endswith(":"):
+                    add(kind, _clip(sentence, 200))
         _, _, anchors = previous_summary.partition(ANCHOR_HEADING)
         for line in anchors.splitlines():
             kind, sep, rest = line.removeprefix("- ").partition(": ")
