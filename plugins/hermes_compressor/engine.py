@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hermes_compressor.boundaries import Plan, last_real_user, plan
 from hermes_compressor.constants import (
@@ -32,7 +32,7 @@ from hermes_compressor.constants import (
 from hermes_compressor.prepare import cap_text, summary_turns
 from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
-from hermes_core import ContextEngine
+from hermes_core import ContextEngine, PluginContext
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
 from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
@@ -43,9 +43,6 @@ from hermes_core.text.tokens import (
     estimate_message_tokens,
     estimate_messages_tokens,
 )
-
-if TYPE_CHECKING:
-    from hermes_core import PluginContext
 
 log = logging.getLogger("hermes_compressor")
 
@@ -65,6 +62,10 @@ def _cut_long(msg: Message, limit: int) -> Message:
         content = (f"{content[:head]}\n...[{len(content) - head - tail} chars cut by compaction]..."
                    f"\n{content[-tail:]}")
     return {**msg, "content": content}
+
+
+_DEFAULT_PRE_COMPRESS = getattr(PluginContext, "__dataclass_fields__", {}).get("pre_compress")
+_DEFAULT_PRE_COMPRESS = getattr(_DEFAULT_PRE_COMPRESS, "default", None)
 
 
 def _tokens(msg: Message) -> int:
@@ -283,11 +284,22 @@ class CompressorEngine(ContextEngine):
                 turns.append(msg)
         return previous, turns
 
+    def _pre_compress_hooked(self) -> bool:
+        """Whether anyone listens to ``pre_compress``: the per-message copies it is given
+        are skipped when it is the context's default or no provider implements the hook."""
+        fn = self.ctx.pre_compress
+        if fn is _DEFAULT_PRE_COMPRESS:
+            return False
+        try:
+            return bool(fn.__self__.host.hookimpls("hermes_memory_on_pre_compress"))  # type: ignore[attr-defined]
+        except Exception:
+            return True  # not the memory manager we know: call it
+
     def _request(self, turns: list[Message], span_tokens: int, previous: str | None,
                  focus_topic: str | None) -> SummaryRequest:
         budget = max(MIN_SUMMARY_TOKENS, min(int(span_tokens * self.summary_target_ratio), self.max_summary_tokens))
         try:
-            extra = self.ctx.pre_compress([dict(m) for m in turns]) or ""
+            extra = self.ctx.pre_compress([dict(m) for m in turns]) or "" if self._pre_compress_hooked() else ""
         except Exception as exc:
             log.warning("pre_compress failed: %s: %s", type(exc).__name__, exc)
             extra = ""
