@@ -95,8 +95,8 @@ _BRANCHES = [
     r"mysql(?<![A-Za-z0-9_]mysql)([\w-]{0,20}[ \t][^\n|;&]{0,120}?[ \t]-p)[^\s'\"]{3,}",
     r"mariadb(?<![A-Za-z0-9_]mariadb)([\w-]{0,20}[ \t][^\n|;&]{0,120}?[ \t]-p)[^\s'\"]{3,}",
     r"sshpass([ \t]+-p[ \t]*)(?:'[^'\n]{1,256}'|\"[^\"\n]{1,256}\"|[^\s'\"]{1,256})",
-    *(tool + r"([ \t]+login[ \t][^\n|;&]{0,80}?[ \t]-p[ \t]+)[^\s'\"]{1,256}"
-      for tool in ("docker", "podman", "nerdctl")),
+    *(tool + r"([ \t]+login(?:[ \t]++(?!-p[ \t])[^\s|;&]++){0,8}+[ \t]+-p[ \t]+)[^\s'\"]{1,256}"
+      for tool in ("docker", "podman", "nerdctl")),  # word by word, possessive: no rescans
     # Everything that starts with '-' in one branch (the engine does not factor prefixes):
     # --password / --api-key style flags, curl -u / --user user:pass, and private key blocks.
     r"-(?:-(?:(?:[a-z0-9]+-){0,3}(?i:pass(?:word|wd)?|token|secret|api-?key|access-key|auth-token|client-secret)"
