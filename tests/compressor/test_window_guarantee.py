@@ -119,3 +119,16 @@ def test_a_huge_recall_is_capped_before_it_is_fenced(tmp_path: Path) -> None:
         assert request.estimated_tokens < WINDOW
         text = request.messages[-1]["content"]
         assert "remembered fact." in text and "memory.recall_max_share" in text
+
+
+@pytest.mark.parametrize(("engine", "claim"), [("compressor", "offline deterministic summaries"),
+                                              ("lcm", "offline deterministic summaries"),
+                                              ("mine", "up to the 'mine' engine")])
+def test_doctor_claims_only_the_fallback_that_exists(engine: str, claim: str) -> None:
+    from hermes_core.apps.doctor import check_auxiliary
+
+    cfg = HermesConfig()
+    cfg.context.engine = engine
+    cfg.auxiliary.base_url, cfg.auxiliary.model = closed_port_url(), "m"
+    (finding,) = list(check_auxiliary(cfg, timeout=1.0))
+    assert finding.level == "error" and claim in finding.fix
