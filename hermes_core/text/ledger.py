@@ -41,12 +41,17 @@ KIND_SHARES = {"ask": 0.25, "constraint": 0.15, "error": 0.1, "file": 0.1, "iden
 ANCHOR_HEADING = "## Anchor Index (verbatim items the summary above did not carry)"
 
 SCAN_CHARS = 8_000  # of each message (its start), so the cost stays bounded per message...
-SPAN_SCAN_CHARS = 600_000  # ...and per span: turns are read newest first until this much was read
+SPAN_SCAN_CHARS = 300_000  # ...and per span: turns are read newest first until this much was read
 ASK_CHARS = 300  # an ask is kept verbatim up to this length
 ASK_MATCH_CHARS = 80  # ...and counts as present when its first 80 (normalized) chars are
 
 # Candidate identifiers are whole tokens: one linear scan, then cheap string tests per token.
-_TOKEN_RE = re.compile(r"[^\s\"'`()<>\[\]{},;|=*]{5,400}")
+_SEP_CHARS = r"\s\"'`()<>\[\]{},;|=*"
+# Whole tokens that hold '.', '/' or ':' (paths, URLs, digests), found at token starts only
+# so each token is read once; bare hashes have their own pattern. Both run in C.
+_TOKEN_RE = re.compile(rf"(?<![^{_SEP_CHARS}])[^{_SEP_CHARS}./:]{{0,400}}[./:][^{_SEP_CHARS}]{{0,400}}")
+_HASH_RE = re.compile(r"(?<![0-9A-Za-z:])[0-9a-f]{7,40}(?![0-9A-Za-z:])")
+_URL_RE = re.compile(r"https?://[^\s<>\"'`)\]]{3,300}")
 _HEX = frozenset("0123456789abcdef")
 _KNOWN_EXT = frozenset(
     "py rs go js ts tsx jsx ex exs rb java kt c h cc cpp hpp cs swift md rst txt json jsonl yaml yml toml ini cfg "
@@ -111,15 +116,17 @@ def identifiers(text: str, limit: int = SCAN_CHARS) -> list[str]:
     text = _scanned(text, limit)
     found = [m.group(1).strip() for m in _BACKTICK_RE.finditer(text) if len(m.group(1).strip()) >= 4] \
         if "`" in text else []
+    found += [h for h in _HASH_RE.findall(text) if not h.isdigit() and not h.isalpha()]
+    if "://" in text:
+        found += [u.rstrip(".,:;!?") for u in _URL_RE.findall(text)]
     for m in _TOKEN_RE.finditer(text):
         token = m.group(0)
-        if token.startswith(("http://", "https://")):
-            found.append(token.rstrip(".,:;!?"))
+        if len(token) < 5 or token.startswith(("http://", "https://")):
             continue
         if "." not in token:
             digest = token.rpartition(":")[2]
-            if 7 <= len(digest) <= 128 and _HEX.issuperset(digest) and not digest.isdigit() and not digest.isalpha():
-                found.append(token if len(digest) >= 16 else digest)
+            if 16 <= len(digest) <= 128 and _HEX.issuperset(digest) and not digest.isdigit():
+                found.append(token)  # algo:hex digests
             continue
         if "://" in token:
             continue
