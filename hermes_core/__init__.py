@@ -20,6 +20,8 @@ _EXPORTS = {
     "load_config": "hermes_core.config.models",
     "ConfigError": "hermes_core.config.raw",
     "CompactionReport": "hermes_core.records",
+    "CompactionResult": "hermes_core.records",
+    "TurnReport": "hermes_core.records",
     "ConfigMigration": "hermes_core.records",
     "PromptContext": "hermes_core.records",
     "PromptSection": "hermes_core.records",
@@ -32,6 +34,7 @@ _EXPORTS = {
 
 __all__ = [
     "CompactionReport",
+    "CompactionResult",
     "ConfigError",
     "ConfigMigration",
     "ContextEngine",
@@ -46,6 +49,7 @@ __all__ = [
     "SummaryError",
     "SummaryRequest",
     "SummaryResult",
+    "TurnReport",
     "__version__",
     "build_host",
     "hookimpl",
@@ -61,7 +65,14 @@ if TYPE_CHECKING:
     from hermes_core.memory.base import MemoryProvider
     from hermes_core.plugin.context import PluginContext
     from hermes_core.plugin.host import PluginHost, build_host
-    from hermes_core.records import CompactionReport, ConfigMigration, PromptContext, PromptSection
+    from hermes_core.records import (
+        CompactionReport,
+        CompactionResult,
+        ConfigMigration,
+        PromptContext,
+        PromptSection,
+        TurnReport,
+    )
     from hermes_core.session.session import Session
 
 

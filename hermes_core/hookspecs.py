@@ -3,20 +3,31 @@
 There are three groups, each under its own banner:
 
 * **Host hooks** (``hermes_*``) for general plugins: register engines, providers and
-  summarizers in-process, contribute system-prompt sections, observe compactions,
-  migrate config.
+  summarizers in-process, contribute system-prompt sections and what a summary must keep,
+  observe compactions and turns, migrate config.
 * **Context-engine hooks** (``hermes_engine_*``) mirror :class:`hermes_core.ContextEngine`.
-  Exactly one engine is active; its methods are registered under these names by the host,
-  so a ``hookwrapper`` in a general plugin can observe or adjust any engine call.
+  Exactly one engine is active; the host registers one bridge for it whose hookimpls call
+  the engine's methods.
 * **Memory-provider hooks** (``hermes_memory_*``) mirror :class:`hermes_core.MemoryProvider`.
-  They fan out to every active provider, one call per provider, each isolated: a provider
-  that raises is logged with its name and distribution and the others still run.
+  Each active provider (the built-in one plus at most one external) gets its own bridge.
 
-Engine and provider authors normally subclass the base classes and never touch these
-names; general plugins implement them with ``@hermes_core.hookimpl``.
+Every call goes through pluggy's own hook caller, so order and wrappers are pluggy's:
+implementations run last-registered first (built-ins register before external plugins,
+engine and provider bridges after every general plugin), ``tryfirst``/``trylast`` move an
+implementation to the front or the back, and ``wrapper=True`` / ``hookwrapper=True``
+implementations run around all the others. ``firstresult`` hooks stop at the first
+non-None answer.
 
-Call order is pluggy's: the most recently registered implementation runs first, and
-``tryfirst``/``trylast`` override that. Built-ins register before external plugins.
+Each implementation is isolated and bounded where it is registered: an exception of any
+kind (``SystemExit`` included; only a real Ctrl-C of the main thread passes) or a call
+that overruns its time bound is logged with the plugin's name and distribution, and the
+call carries on as if that implementation had returned ``None``.
+
+A general plugin that implements a ``hermes_engine_*`` or ``hermes_memory_*`` hook is an
+**observer**: it is called in pluggy order and sees the arguments, but its return value is
+dropped and a wrapper's replacement result is ignored, so it never contributes recall,
+tools, prompt blocks or an engine decision. Memory comes from the built-in provider plus
+at most one external provider chosen by ``memory.provider``; there is no other way in.
 """
 
 from __future__ import annotations
@@ -32,10 +43,11 @@ if TYPE_CHECKING:
     from hermes_core.engine.summarizer import Summarizer
     from hermes_core.memory.base import MemoryProvider
     from hermes_core.records import (
-        CompactionReport,
+        CompactionResult,
         ConfigMigration,
         PromptContext,
         PromptSection,
+        TurnReport,
     )
 
 __all__ = ["PROJECT", "hookimpl", "hookspec"]
@@ -91,17 +103,40 @@ def hermes_system_prompt_sections(ctx: PromptContext) -> Iterable[PromptSection]
     compaction). :param ctx: what the prompt depends on (cwd, platform, model, home,
     config). Return sections or ``None``. All results are collected and sorted by
     ``PromptSection.order``; ties keep plugin call order. A section must depend only on
-    ``ctx`` and files, so the prompt stays byte-identical within a session.
+    ``ctx`` and files, so the prompt stays byte-identical within a session. A wrapper may
+    replace the collected list.
     """
 
 
 @hookspec
-def hermes_compaction_finished(report: CompactionReport) -> None:
+def hermes_compaction_started(messages: list[Message], focus_topic: str | None) -> str | None:
+    """The span ``messages`` is about to be summarized: return text the summary must keep.
+
+    Fires when the engine asks what to keep (``ctx.pre_compress(span)``), right before it
+    summarizes, next to the providers' ``on_pre_compress``. :param messages: a deep copy of
+    the span leaving the window; :param focus_topic: the user's ``/compact`` focus, if any.
+    Return text (pinned facts, decisions, ids) or ``None``; every answer is joined into the
+    summary input, in call order.
+    """
+
+
+@hookspec
+def hermes_compaction_finished(report: CompactionResult) -> None:
     """Observe a finished compaction with its before/after figures.
 
     Fires after every ``compress()`` that changed the messages, automatic or manual.
-    :param report: tokens and message counts before and after, the summary source,
-    duration. Return value ignored.
+    :param report: the :class:`~hermes_core.records.CompactionResult` (messages, summary,
+    summary source, note, tokens and message counts, duration). Return value ignored.
+    """
+
+
+@hookspec
+def hermes_turn_finished(turn: TurnReport) -> None:
+    """Observe a finished turn: the model replied without asking for tools.
+
+    Fires once per turn, after the providers' ``sync_turn`` was queued. :param turn: the
+    session id, turn number, user and assistant text, tool calls made, last usage.
+    Return value ignored.
     """
 
 
@@ -120,7 +155,7 @@ def hermes_config_migrations() -> Iterable[ConfigMigration]:  # type: ignore[emp
 # ---------------------------------------------------------------------------
 
 
-@hookspec(firstresult=True)
+@hookspec
 def hermes_engine_update_from_response(usage: dict[str, Any]) -> None:
     """Record the token usage the model reported for the last call.
 
@@ -149,33 +184,39 @@ def hermes_engine_should_compress_preflight(messages: list[Message]) -> bool:  #
 @hookspec(firstresult=True)
 def hermes_engine_compress(  # type: ignore[empty-body]
     messages: list[Message], current_tokens: int | None, focus_topic: str | None, force: bool
-) -> list[Message]:
+) -> CompactionResult | list[Message]:
     """Return a new, API-valid message list that fits the context window.
 
     Fires when compaction is due, or when a user asks for it (``force=True``,
-    optionally with a focus topic). Must not mutate ``messages``. Stops at the first
+    optionally with a focus topic). ``messages`` is the engine's own deep copy. Return a
+    :class:`~hermes_core.records.CompactionResult` (or a bare list). Stops at the first
     non-None result.
     """
 
 
-@hookspec(firstresult=True)
+@hookspec
 def hermes_engine_on_session_start(session_id: str) -> None:
     """A session starts: load any persistent state for ``session_id``."""
 
 
-@hookspec(firstresult=True)
+@hookspec
 def hermes_engine_on_session_end(session_id: str, messages: list[Message]) -> None:
     """A session ends: flush and release resources."""
 
 
-@hookspec(firstresult=True)
+@hookspec
 def hermes_engine_on_session_reset() -> None:
     """``/new`` or ``/reset``: forget per-session state such as the previous summary."""
 
 
-@hookspec(firstresult=True)
-def hermes_engine_update_model(model: str, context_length: int) -> None:
-    """The model changed: recompute thresholds and budgets."""
+@hookspec
+def hermes_engine_update_model(model: str, context_length: int, max_tokens: int | None) -> None:
+    """The model changed: recompute thresholds and budgets.
+
+    Fires when the agent switches model (:meth:`Session.update_model`). :param
+    context_length: the new window; :param max_tokens: the most the model may write in
+    one reply (reserve it when budgeting), or ``None`` when unknown.
+    """
 
 
 @hookspec(firstresult=True)
@@ -185,7 +226,11 @@ def hermes_engine_get_status() -> dict[str, Any]:  # type: ignore[empty-body]
 
 @hookspec
 def hermes_engine_get_tool_schemas() -> list[dict[str, Any]]:  # type: ignore[empty-body]
-    """Tool schemas (OpenAI function format) the engine offers to the model."""
+    """Tool schemas (OpenAI function format) the engine offers to the model.
+
+    Fires when the tool list is built (session start, reset, after a compaction). A name
+    a memory provider already offers is refused: memory tools come first.
+    """
 
 
 @hookspec(firstresult=True)
@@ -269,9 +314,13 @@ def hermes_memory_get_tool_schemas() -> list[dict[str, Any]]:  # type: ignore[em
     """Tool schemas the provider offers. A name that shadows a core tool is refused."""
 
 
-@hookspec
+@hookspec(firstresult=True)
 def hermes_memory_handle_tool_call(name: str, args: dict[str, Any]) -> str | None:
-    """Run one of the provider's tools; return its JSON result, or ``None`` if unknown."""
+    """Run one of the provider's tools; return its JSON result, or ``None`` if unknown.
+
+    Fires when the model calls a tool a provider offered; only the provider that offered
+    ``name`` answers. Stops at the first non-None result.
+    """
 
 
 @hookspec

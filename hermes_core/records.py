@@ -66,20 +66,61 @@ class PromptSection:
 
 
 @dataclass
-class CompactionReport:
-    """Before/after figures of one compaction, passed to ``hermes_compaction_finished``."""
+class CompactionResult:
+    """What one ``compress()`` produced: the new messages, where the summary came from, the figures.
 
-    engine: str
-    session_id: str
-    tokens_before: int
-    tokens_after: int
-    messages_before: int
-    messages_after: int
+    An engine returns one from :meth:`~hermes_core.ContextEngine.compress` (usually through
+    :meth:`~hermes_core.ContextEngine.result`) with ``messages``, ``summary``,
+    ``summary_source`` and ``note``; the host fills in the figures and hands the same
+    object to ``hermes_compaction_finished`` observers, to the session and to
+    ``compact --json``. ``changed`` is false when the messages came back as they were
+    (``note`` then says why: the engine declined, failed, or returned an unusable list).
+    """
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    summary: str = ""
     summary_source: SummarySource = "none"
+    note: str = ""
+    engine: str = ""
+    session_id: str = ""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    messages_before: int = 0
+    messages_after: int = 0
     duration_s: float = 0.0
     forced: bool = False
     focus_topic: str | None = None
-    reason: str = ""
+    changed: bool = True
+    repairs: tuple[str, ...] = ()  # what the host fixed in the engine's list (tool pairs)
+
+    @property
+    def reason(self) -> str:
+        """The note, under the name compaction reports used before results were typed."""
+        return self.note
+
+    def to_dict(self, *, with_messages: bool = False) -> dict[str, Any]:
+        """The figures as JSON-able data; the messages only when asked for."""
+        data = {k: v for k, v in asdict(self).items() if k != "messages"}
+        if with_messages:
+            data["messages"] = self.messages
+        return data
+
+
+#: The figures of a compaction are part of its result; the old name stays for observers.
+CompactionReport = CompactionResult
+
+
+@dataclass
+class TurnReport:
+    """One finished turn, passed to ``hermes_turn_finished`` observers."""
+
+    session_id: str
+    turn: int
+    user_content: str
+    assistant_content: str
+    tool_calls: int = 0
+    usage: dict[str, Any] = field(default_factory=dict)
+    compactions: int = 0  # compactions that ran during the turn
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

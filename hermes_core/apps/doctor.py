@@ -219,21 +219,26 @@ PROVIDER_LEVELS: dict[str, Level] = {"ok": "ok", "starting": "info", "degraded":
 
 
 def check_providers(host: PluginHost) -> Iterator[Finding]:
-    """Each memory provider's own health (``get_status(probe=True)``: one bounded request)."""
-    for provider in host.memory.providers:
-        try:
-            status = provider.get_status(probe=True)
-        except Exception as exc:  # a broken status method is itself a finding
-            yield Finding("memory provider", "warn", f"{provider.name}: get_status() raised {type(exc).__name__}: "
-                          f"{exc}", f"report this to the {provider.name} provider's authors")
-            continue
-        state = str(status.get("state", "ok"))
-        level = PROVIDER_LEVELS.get(state, "warn")
-        summary = str(status.get("summary") or f"{provider.name}: {state}")
-        fix = "" if level in ("ok", "info") else (
-            f"check plugins.{provider.name} in config.yaml and that the service is reachable; "
-            "turns are kept and delivered when it recovers")
-        yield Finding("memory provider", level, summary, fix)
+    """Each memory provider's own health (``get_status(probe=True)``: one bounded request), and what
+    isolation saw: a status call that failed or overran, calls that failed, a worker that had to restart."""
+    statuses = {str(s.get("provider")): s for s in host.memory.status(probe=True)}
+    for provider, health in zip(host.memory.providers, host.memory.health(), strict=True):
+        status = statuses.get(provider.name)
+        if status is None:
+            yield Finding("memory provider", "warn", f"{provider.name}: get_status() failed: {health['last_problem']}",
+                          f"report this to the {provider.name} provider's authors")
+        else:
+            state = str(status.get("state", "ok"))
+            level = PROVIDER_LEVELS.get(state, "warn")
+            summary = str(status.get("summary") or f"{provider.name}: {state}")
+            fix = "" if level in ("ok", "info") else (
+                f"check plugins.{provider.name} in config.yaml and that the service is reachable; "
+                "turns are kept and delivered when it recovers")
+            yield Finding("memory provider", level, summary, fix)
+        if health["worker_restarts"]:
+            yield Finding("memory provider", "error", f"{provider.name}: its background worker died "
+                          f"{health['worker_restarts']} time(s) and was restarted ({health['last_problem']})",
+                          f"report this to the {provider.name} provider's authors")
 
 
 def _fallback_note(config: HermesConfig) -> str:

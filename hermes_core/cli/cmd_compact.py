@@ -54,7 +54,6 @@ def _host(args: argparse.Namespace, home: Path) -> Any:
 def run(args: argparse.Namespace) -> int:
     from hermes_core.apps.transcripts import TranscriptError, load_transcript
     from hermes_core.config.paths import hermes_home
-    from hermes_core.text.tokens import estimate_messages_tokens
 
     if args.context_length is not None and args.context_length <= 0:
         raise CommandError("--context-length must be a positive number of tokens", code=2)
@@ -70,27 +69,29 @@ def run(args: argparse.Namespace) -> int:
             if sys.stderr.isatty():
                 print(f"compacting {len(messages)} messages with '{host.engine.name}'...", file=sys.stderr)
             started = time.perf_counter()
-            result = host.compress(messages, focus_topic=args.focus, force=True)
+            outcome = host.compress(messages, focus_topic=args.focus, force=True)
             elapsed = time.perf_counter() - started
             engine = host.engine
-            compacted = result is not messages and result != messages
-            source = getattr(engine, "last_summary_source", "none") if compacted else "none"
+            result = outcome.messages
+            compacted = outcome.changed
+            source = outcome.summary_source if compacted else "none"
             report: dict[str, Any] = {
                 "file": str(args.file),
                 "engine": engine.name,
                 "context_length": engine.context_length,
                 "threshold_tokens": engine.threshold_tokens,
-                "tokens_before": estimate_messages_tokens(messages),
-                "tokens_after": estimate_messages_tokens(result),
-                "messages_before": len(messages),
-                "messages_after": len(result),
-                "messages_removed": len(messages) - len(result),
+                "tokens_before": outcome.tokens_before,
+                "tokens_after": outcome.tokens_after,
+                "messages_before": outcome.messages_before,
+                "messages_after": outcome.messages_after,
+                "messages_removed": outcome.messages_before - outcome.messages_after,
                 "compacted": compacted,
                 "summary_source": source,
-                "note": getattr(engine, "last_compaction_note", ""),
+                "note": outcome.note,
                 "seconds": round(elapsed, 4),
                 "home": "scratch (discarded; --live runs in $HERMES_HOME)" if scratch else str(home),
-                "summary": _summary(engine, messages, result) if compacted and source != "none" else "",
+                "summary": _summary(outcome.summary, engine, messages, result) if compacted and source != "none"
+                else "",
             }
         finally:
             host.close()
@@ -111,10 +112,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _summary(engine: Any, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
-    """The summary itself: the engine's ``last_summary`` when it offers one, else the text of
-    the new messages that are not blank."""
-    own = getattr(engine, "last_summary", None)
+def _summary(summary: str, engine: Any, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
+    """The summary itself: the result's, else the engine's ``last_summary`` when it offers
+    one, else the text of the new messages that are not blank."""
+    own = summary or getattr(engine, "last_summary", None)
     if isinstance(own, str) and own.strip():
         return own.strip()
     inputs = {_key(m) for m in before}

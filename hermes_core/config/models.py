@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, ValidationError
 
 from hermes_core.config.paths import config_path
 from hermes_core.config.raw import ConfigError, env_disabled_plugins, load_raw_config, split_names
@@ -29,6 +29,7 @@ __all__ = [
     "ConfigError",
     "ContextConfig",
     "HermesConfig",
+    "HooksConfig",
     "LoadedConfig",
     "MemoryConfig",
     "ModelConfig",
@@ -101,6 +102,13 @@ class PromptConfig(_Section):
     context_file_max_chars: int = Field(20_000, gt=100)
 
 
+class HooksConfig(_Section):
+    """Time bounds of plugin hooks in seconds, by hook name without ``hermes_`` (``memory_prefetch``,
+    ``engine_compress``, ``system_prompt_sections``) or ``default``; PLUGIN_GUIDE.md lists the defaults."""
+
+    timeouts: dict[str, PositiveFloat] = Field(default_factory=dict)
+
+
 class PluginsConfig(BaseModel):
     """``disabled`` blocks plugins before import; every other key is a plugin's section."""
 
@@ -121,6 +129,7 @@ class HermesConfig(_Section):
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
 
     def external_providers(self) -> list[str]:
         """``memory.provider`` as a list (a comma-separated value names several)."""

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from hermes_core.plugin.context import PluginContext
     from hermes_core.records import SummarySource
 
+from hermes_core.records import CompactionResult
+
 Message = dict[str, Any]
 
 
@@ -45,15 +47,16 @@ class ContextEngine(ABC):
         self.last_completion_tokens: int = 0
         self.last_total_tokens: int = 0
         self.compression_count: int = 0
-        #: Where the last compaction's summary came from: llm, fallback, deterministic.
+        #: The engine's own record of its last compaction, shown by :meth:`get_status`. The
+        #: host reads what ``compress`` returns, never these (see :meth:`result`).
         self.last_summary_source: SummarySource = "none"
-        #: Why the engine could not compact (or did not), for status and reports.
         self.last_compaction_note: str = ""
         #: Tokens every request carries outside the messages (tool schemas); set by the
         #: session so estimate-based checks see the whole request.
         self.request_overhead_tokens: int = 0
         self.model: str = ""
         self.context_length: int = 0
+        self.max_tokens: int | None = None
         self.threshold_tokens: int = 0
         self.update_model(ctx.model, ctx.context_length)
 
@@ -79,8 +82,15 @@ class ContextEngine(ABC):
         current_tokens: int | None = None,
         focus_topic: str | None = None,
         force: bool = False,
-    ) -> list[Message]:
-        """Return a new API-valid message list; never mutate ``messages``."""
+    ) -> CompactionResult | list[Message]:
+        """Return the compacted, API-valid messages; ``messages`` is the engine's own copy.
+
+        Return ``self.result(new_messages, summary=..., summary_source=..., note=...)``; a bare
+        list is accepted too (its summary source and note are then taken from
+        ``last_summary_source`` / ``last_compaction_note``). The host keeps the old
+        messages when the result loses the current user message's content or is not
+        API-valid, and says so in the result's note.
+        """
 
     # -- optional, with defaults -----------------------------------------------------
 
@@ -101,10 +111,11 @@ class ContextEngine(ABC):
         self.last_prompt_tokens = self.last_completion_tokens = self.last_total_tokens = 0
         self.compression_count = 0
 
-    def update_model(self, model: str, context_length: int) -> None:
-        """Recompute the threshold for a new model or context length."""
+    def update_model(self, model: str, context_length: int, max_tokens: int | None = None) -> None:
+        """Recompute the threshold for a new model, context length and reply budget."""
         self.model = model
         self.context_length = int(context_length)
+        self.max_tokens = max_tokens
         self.threshold_tokens = int(self.context_length * self.threshold_percent)
 
     def get_status(self) -> dict[str, Any]:
@@ -120,6 +131,21 @@ class ContextEngine(ABC):
             "last_summary_source": self.last_summary_source,
             "note": self.last_compaction_note,
         }
+
+    def result(
+        self,
+        messages: list[Message],
+        *,
+        summary: str = "",
+        summary_source: SummarySource = "none",
+        note: str = "",
+    ) -> CompactionResult:
+        """What ``compress`` returns: the messages, the summary text, where it came from, why.
+
+        Also records ``last_summary_source`` and ``last_compaction_note`` for :meth:`get_status`.
+        """
+        self.last_summary_source, self.last_compaction_note = summary_source, note
+        return CompactionResult(messages=messages, summary=summary, summary_source=summary_source, note=note)
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
         """Tools the engine offers the model (OpenAI function schemas)."""

@@ -22,7 +22,11 @@ class PluginContext:
     instead of talking to a model themselves; ``fallback_summarizer`` is the offline one
     (``deterministic``) to use when the selected one fails. ``pre_compress(messages)`` asks the memory
     providers what a summary of ``messages`` must keep (their ``on_pre_compress``); an
-    engine calls it right before it summarizes and folds the text into the summary input.
+    engine calls it right before it summarizes and folds the text into the summary input
+    (general plugins answer there too, through ``hermes_compaction_started``).
+    ``memory_written(action, target, content)`` is what the built-in memory tool calls after
+    each successful edit: the host mirrors it to the other providers' ``on_memory_write``
+    and to the session's event log, so the core never parses that tool's arguments.
     """
 
     home: Path
@@ -31,6 +35,7 @@ class PluginContext:
     summarizer: Summarizer | None = None
     fallback_summarizer: Summarizer | None = None
     pre_compress: Callable[[list[dict[str, Any]]], str] = field(default=lambda messages: "")
+    memory_written: Callable[[str, str, str], None] = field(default=lambda action, target, content: None)
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -3,7 +3,8 @@
 Sources, in the order their names are claimed (a later source never overrides an
 earlier name; the clash is reported instead):
 
-1. entry points ``hermes.context_engines``, ``hermes.memory_providers`` (name = the name
+0. hermes-core's own :data:`DEFAULT_PLUGINS` (no metadata scan needed);
+1. third-party entry points ``hermes.context_engines``, ``hermes.memory_providers`` (name = the name
    written in config, value = the class) and ``hermes.plugins`` (modules with hookimpls);
 2. drop-in directories ``$HERMES_HOME/plugins/context_engine/<name>/`` and
    ``$HERMES_HOME/plugins/memory/<name>/`` holding an ``__init__.py`` that defines exactly
@@ -15,6 +16,7 @@ Listing reads package metadata and directory names only; :func:`load` imports.
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.util
 import os
 import sys
@@ -37,6 +39,16 @@ GROUPS: dict[PluginKind, str] = {
 }
 DROPIN_DIRS: dict[PluginKind, str] = {"context_engine": "context_engine", "memory_provider": "memory"}
 CORE_DISTRIBUTION = "hermes-core"
+
+#: hermes-core's own plugins, ``(kind, name, "module[:attr]")``: always known, loaded without
+#: an entry-point scan, registered before any third party (so theirs run first, LIFO), and
+#: blocked by ``plugins.disabled`` like any other.
+DEFAULT_PLUGINS: tuple[tuple[PluginKind, str, str], ...] = (
+    ("plugin", "prompt", "hermes_prompt"),
+    ("plugin", "summarizers", "hermes_summarizers"),
+    ("context_engine", "compressor", "hermes_compressor:CompressorEngine"),
+    ("memory_provider", "builtin", "hermes_memory_builtin:BuiltinMemoryProvider"),
+)
 
 
 class PluginLoadError(Exception):
@@ -70,7 +82,7 @@ class Candidate:
             return f"drop-in {self.target}"
         return f"{self.distribution} {self.version}".strip()
 
-    def blocked_by(self, disabled: set[str]) -> bool:
+    def blocked_by(self, disabled: set[str] | frozenset[str]) -> bool:
         """Disabled by its name or by its distribution's name."""
         return self.name in disabled or self.distribution in disabled
 
@@ -87,9 +99,25 @@ class Candidate:
         )
 
 
+def default_candidates() -> list[Candidate]:
+    """The :data:`DEFAULT_PLUGINS`, as candidates of the hermes-core distribution."""
+    from hermes_core import __version__
+
+    return [
+        Candidate(name, kind, CORE_DISTRIBUTION, __version__, "builtin", target)
+        for kind, name, target in DEFAULT_PLUGINS
+    ]
+
+
 def iter_entry_points() -> Iterator[Candidate]:
-    """Every entry point in the three groups, from metadata only (cached, see below)."""
-    yield from _entry_point_candidates(_path_signature())
+    """Every third-party entry point in the three groups, from metadata only (cached, see below).
+
+    hermes-core's own entry points (an older install may still declare them) are skipped:
+    the built-ins are :data:`DEFAULT_PLUGINS`.
+    """
+    for cand in _entry_point_candidates(_path_signature()):
+        if not cand.builtin:
+            yield cand
 
 
 def _path_signature() -> tuple[tuple[str, int], ...]:
@@ -160,10 +188,10 @@ def iter_dropins(home: Path) -> Iterator[Candidate]:
 
 
 def discover(home: Path) -> tuple[list[Candidate], list[str]]:
-    """All candidates, first claim of a ``(kind, name)`` wins; plus clash warnings."""
+    """All candidates (defaults first), first claim of a ``(kind, name)`` wins; plus clash warnings."""
     seen: dict[tuple[str, str], Candidate] = {}
     warnings: list[str] = []
-    for cand in (*iter_entry_points(), *iter_dropins(home)):
+    for cand in (*default_candidates(), *iter_entry_points(), *iter_dropins(home)):
         key = (cand.kind, cand.name)
         if key in seen:
             first = seen[key]
@@ -181,6 +209,10 @@ def load(candidate: Candidate) -> Any:
     try:
         if candidate.source == "drop-in":
             obj = _load_dropin(candidate)
+        elif candidate.entry_point is None:  # a default plugin: "module[:attr]"
+            module_name, _, attr = candidate.target.partition(":")
+            obj = importlib.import_module(module_name)
+            obj = getattr(obj, attr) if attr else obj
         else:
             obj = candidate.entry_point.load()
     except PluginLoadError:

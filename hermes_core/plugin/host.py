@@ -1,9 +1,17 @@
-"""The plugin host: a façade over pluggy that discovers, selects, isolates and traces.
+"""The plugin host: the composition root that wires discovery, selection, bridges and guards.
 
-Core code never calls ``pm.hook`` directly; it calls the typed methods here. Build a host
-with :func:`build_host`. Selection policy lives here, outside pluggy: exactly one context
-engine (``context.engine``), the built-in memory provider plus at most one external one
-(``memory.provider``).
+Build one with :func:`build_host`. The parts it composes, each in its own module:
+
+* :mod:`~hermes_core.plugin.discovery` finds candidates (the :data:`DEFAULT_PLUGINS`
+  first, then entry points and drop-ins) and imports one defensively;
+* :mod:`~hermes_core.plugin.registration` registers a general plugin and isolates each of
+  its hookimpls in a :class:`~hermes_core.guard.Guard`;
+* :mod:`~hermes_core.plugin.selection` is the one policy for the engine and providers;
+* :mod:`~hermes_core.plugin.bridge` turns the engine and each provider into pluggy plugins;
+* :class:`~hermes_core.memory.manager.MemoryManager` drives the providers through the hook
+  relay; :mod:`~hermes_core.engine.runtime` runs and judges ``compress``.
+
+Core code never calls a hook implementation itself: every call goes through ``pm.hook``.
 """
 
 from __future__ import annotations
@@ -11,50 +19,35 @@ from __future__ import annotations
 import difflib
 import json
 import logging
-import threading
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, cast
 
-import pluggy
-
 from hermes_core.config.migrations import apply_config_migrations
-from hermes_core.config.models import (
-    ConfigError,
-    HermesConfig,
-    validate_section,
-    with_overrides,
-)
+from hermes_core.config.models import ConfigError, HermesConfig, validate_section, with_overrides
 from hermes_core.config.paths import hermes_home
-from hermes_core.config.raw import BUILTIN_PROVIDER, env_flag, provider_names
+from hermes_core.config.raw import BUILTIN_PROVIDER, env_flag
 from hermes_core.engine.base import ContextEngine
+from hermes_core.engine.runtime import run_compress
 from hermes_core.engine.summarizer import Summarizer
+from hermes_core.guard import Bounds, Guard
 from hermes_core.memory.base import MemoryProvider
 from hermes_core.memory.manager import MemoryManager
-from hermes_core.plugin.bridge import EngineHooks, ProviderHooks
+from hermes_core.plugin import selection as policy
+from hermes_core.plugin.bridge import Bridge, EngineBridge, ProviderBridge
 from hermes_core.plugin.context import PluginContext
-from hermes_core.plugin.discovery import Candidate, PluginLoadError, discover, iter_entry_points, load
-from hermes_core.plugin.registration import RegistrationError, new_plugin_manager, register_checked
-from hermes_core.records import (
-    CompactionReport,
-    PluginInfo,
-    PluginKind,
-    PromptContext,
-    PromptSection,
-)
-from hermes_core.text.tokens import estimate_messages_tokens
+from hermes_core.plugin.discovery import Candidate, PluginLoadError, default_candidates, discover, load
+from hermes_core.plugin.registration import RegistrationError, isolate, new_plugin_manager, register_checked
+from hermes_core.plugin.selection import DEFAULT_ENGINE, SelectionError
+from hermes_core.plugin.summarizers import SummarizerTable
+from hermes_core.plugin.tracing import enable_tracing
+from hermes_core.records import CompactionResult, PluginInfo, PluginKind, PromptContext, PromptSection
 
 log = logging.getLogger("hermes_core")
-trace_log = logging.getLogger("hermes_core.trace")
 
-DEFAULT_ENGINE = "compressor"
+__all__ = ["DEFAULT_ENGINE", "PluginHost", "SelectionError", "build_host"]
 
 Message = dict[str, Any]
-
-
-class SelectionError(ConfigError):
-    """The config names an engine or provider that cannot be used."""
 
 
 class PluginHost:
@@ -79,41 +72,42 @@ class PluginHost:
         self.config = with_overrides(config, self.overrides)
         self.home = home
         self.strict = env_flag("HERMES_STRICT_PLUGINS") if strict is None else strict
-        self.disabled = config.disabled_plugins()
+        self.disabled = self.config.disabled_plugins()
         self.warnings: list[str] = []
         self.pm = new_plugin_manager()
         if env_flag("HERMES_TRACE_PLUGINS"):
-            self._enable_tracing()
+            enable_tracing(self.pm)
+        self.bounds = self._bounds()
         self._infos: dict[tuple[str, str], PluginInfo] = {}
         self._origin: dict[str, str] = {}  # pluggy plugin name -> "name (distribution version)"
+        self._module_origin: dict[str, str] = {}  # a general plugin's module -> its origin
         self._engine_classes: dict[str, type[ContextEngine] | Candidate] = dict(engines or {})
         self._provider_classes: dict[str, type[MemoryProvider] | Candidate] = dict(providers or {})
-        self._summarizer: Summarizer | None = None
-        self._summarizers: dict[str, Summarizer] | None = None
+        self._trusted: set[tuple[str, str]] = set()  # (kind, name) of hermes-core's own engine and provider
+        self.summarizers = SummarizerTable(self.pm.hook, self.config, self._warn)
         self.engine: ContextEngine
-        self.memory = MemoryManager(self)
+        self._engine_bridge: Bridge
+        self._focus: str | None = None  # the focus topic of the compaction running now
 
         if load_entrypoints:
             candidates, clash = discover(home)
             self.warnings.extend(clash)
         else:  # third parties off; hermes-core's own built-ins always load
-            candidates = [cand for cand in iter_entry_points() if cand.builtin]
+            candidates = default_candidates()
         for cand in candidates:
-            if cand.kind == "plugin":
-                self._register_candidate_plugin(cand)
-            elif cand.kind == "context_engine":
-                self._engine_classes.setdefault(cand.name, cand)
-                self._set_info(cand, "disabled" if cand.blocked_by(self.disabled) else "available")
-            else:
-                self._provider_classes.setdefault(cand.name, cand)
-                self._set_info(cand, "disabled" if cand.blocked_by(self.disabled) else "available")
+            self._add_candidate(cand)
         for index, plugin in enumerate(plugins):
             self.register_plugin(plugin, name=f"inline-{index}-{type(plugin).__name__}")
         if migrate_raw is not None:
             self._run_migrations(migrate_raw)
+        self.selection = policy.from_config(self.config)
+        self.memory = MemoryManager(self.pm.hook, self.config, self.bounds, warn=self._warn)
         self._collect_inprocess_registrations()
         self._select_engine()
         self._select_providers()
+
+    def _bounds(self) -> Bounds:
+        return Bounds({"memory_prefetch": self.config.memory.prefetch_timeout, **self.config.hooks.timeouts})
 
     # -- registration ---------------------------------------------------------------
 
@@ -122,62 +116,70 @@ class PluginHost:
 
         Refused with :class:`PluginLoadError`: a hook name without a spec (a misspelling
         fails loudly instead of never firing), a hookimpl with arguments the spec lacks,
-        an object already registered.
+        an object or a name already registered (the message names both plugins). Each
+        hookimpl is isolated and bounded; hermes-core's own run inline.
         """
         try:
-            registered = register_checked(self.pm, plugin, name)
+            registered = register_checked(self.pm, plugin, name, self.origin)
         except RegistrationError as exc:
-            raise PluginLoadError(
-                Candidate(name or "?", "plugin", origin, "", "in-process", name or ""), str(exc)
-            ) from None
-        self._origin[registered] = origin
+            shown = (name or "?").removeprefix("plugin:")
+            raise PluginLoadError(Candidate(shown, "plugin", origin, "", "in-process", name or ""), str(exc)) from None
+        described = f"{registered.removeprefix('plugin:')} ({origin})" if origin != "in-process" else registered
+        self._origin[registered] = described
+        module = getattr(plugin, "__name__", None) or type(plugin).__module__
+        self._module_origin.setdefault(module, described)
+        isolate(self.pm, plugin, Guard(described, self.bounds, bounded=not origin.startswith("hermes-core ")))
         return registered
 
-    def _register_candidate_plugin(self, cand: Candidate) -> None:
-        if cand.blocked_by(self.disabled):
-            self._set_info(cand, "disabled")
-            return
-        try:
-            module = load(cand)
-            self.register_plugin(module, name=f"plugin:{cand.name}", origin=cand.where)
-        except PluginLoadError as exc:
-            self._load_failed(cand, exc)
-            return
-        self._set_info(cand, "active")
+    def _add_candidate(self, cand: Candidate) -> None:
+        status = "disabled" if cand.blocked_by(self.disabled) else "available"
+        if cand.kind == "context_engine":
+            self._engine_classes.setdefault(cand.name, cand)
+        elif cand.kind == "memory_provider":
+            self._provider_classes.setdefault(cand.name, cand)
+        elif status == "available":
+            try:
+                module = load(cand)
+                self.register_plugin(module, name=f"plugin:{cand.name}", origin=cand.where)
+            except PluginLoadError as exc:
+                self._load_failed(cand, exc)
+                return
+            status = "active"
+        self._set_info(cand, status)
 
     def _run_migrations(self, raw: dict[str, Any]) -> None:
-        migrations = [m for _p, result in self.call_each("hermes_config_migrations") for m in result or ()]
+        answers = self.pm.hook.hermes_config_migrations()
+        migrations = [m for answer in reversed(answers) for m in answer or ()]
         if migrations and apply_config_migrations(self.home, raw, migrations):
             from hermes_core.config.models import load_config
 
             self.config = with_overrides(load_config(None, home=self.home).config, self.overrides)
             self.disabled = self.config.disabled_plugins()
+            self.bounds = self._bounds()
+            self.summarizers = SummarizerTable(self.pm.hook, self.config, self._warn)
 
     def _collect_inprocess_registrations(self) -> None:
         for hook, table, kind, base in (
-            ("hermes_register_context_engines", self._engine_classes, "context_engine", ContextEngine),
-            ("hermes_register_memory_providers", self._provider_classes, "memory_provider", MemoryProvider),
+            (self.pm.hook.hermes_register_context_engines, self._engine_classes, "context_engine", ContextEngine),
+            (self.pm.hook.hermes_register_memory_providers, self._provider_classes, "memory_provider", MemoryProvider),
         ):
-            for plugin_name, result in self.call_each(hook):
-                for name, cls in result or ():
+            for answer in reversed(hook()):  # registration order: earlier plugins claim names first
+                for name, cls in answer or ():
+                    where = self._module_origin.get(getattr(cls, "__module__", ""), "in-process")
                     if not (isinstance(cls, type) and issubclass(cls, base)):
-                        self._warn(
-                            f"{self.origin(plugin_name)} registered {kind} '{name}' that is not a {base.__name__}"
-                        )
+                        self._warn(f"{where} registered {kind} '{name}' that is not a {base.__name__}")
                     elif name in table:
-                        self._warn(
-                            f"{kind} '{name}' from {self.origin(plugin_name)} clashes with an existing one; ignored"
-                        )
+                        self._warn(f"{kind} '{name}' from {where} clashes with an existing one; ignored")
                     else:
                         table[name] = cls  # type: ignore[assignment]
                         self._infos[(kind, name)] = PluginInfo(
-                            name, cast(PluginKind, kind), self.origin(plugin_name), "", source="in-process"
+                            name, cast(PluginKind, kind), where, "", source="in-process"
                         )
 
     # -- selection ------------------------------------------------------------------
 
     def _select_engine(self) -> None:
-        wanted = self.config.context.engine or DEFAULT_ENGINE
+        wanted = self.selection.engine
         try:
             engine = self._instantiate("context_engine", wanted, self._engine_classes)
         except SelectionError:
@@ -186,39 +188,58 @@ class PluginHost:
             if self.strict or wanted == DEFAULT_ENGINE or DEFAULT_ENGINE not in self._engine_classes:
                 raise
             self._warn(f"{exc}; falling back to the '{DEFAULT_ENGINE}' engine")
-            engine = self._instantiate("context_engine", DEFAULT_ENGINE, self._engine_classes)
-        self.engine = engine  # type: ignore[assignment]
-        self.pm.register(EngineHooks(self.engine), name=f"engine:{self.engine.name}")
-        self._origin[f"engine:{self.engine.name}"] = self._info_origin("context_engine", self.engine.name)
+            wanted = DEFAULT_ENGINE
+            engine = self._instantiate("context_engine", wanted, self._engine_classes)
+        self.engine = cast(ContextEngine, engine)
+        self._engine_bridge = self._register_bridge(EngineBridge, self.engine, "context_engine", wanted)
 
     def _select_providers(self) -> None:
-        mem = self.config.memory
-        for name in provider_names(mem.memory_enabled or mem.user_profile_enabled, self.config.external_providers()):
+        for name in self.selection.refused:
+            self._warn(f"memory provider '{name}' {self.selection.refusal(name)}")
+            info = self._infos.get(("memory_provider", name))
+            if info is not None:
+                info.status, info.error = "available", self.selection.refusal(name)
+        for name in self.selection.providers:
             if name == BUILTIN_PROVIDER and name not in self._provider_classes:
                 self._warn("the built-in memory provider is not installed; memory is off")
                 continue
             try:
-                provider = self._instantiate("memory_provider", name, self._provider_classes)
+                provider = cast(MemoryProvider, self._instantiate("memory_provider", name, self._provider_classes))
             except (PluginLoadError, SelectionError) as exc:
                 if name == BUILTIN_PROVIDER or not self.strict:
                     self._warn(str(exc))
                     continue
                 raise
-            try:
-                ok, reason = provider.is_available()  # type: ignore[union-attr]
-            except Exception as exc:
-                ok, reason = False, f"is_available() raised {type(exc).__name__}: {exc}"
+            bridge = self._register_bridge(ProviderBridge, provider, "memory_provider", name)
+            ok, reason = self._availability(bridge)
             if not ok:
                 self._warn(f"memory provider '{name}' skipped: {reason}")
                 self._infos[("memory_provider", name)].status = "available"
                 self._infos[("memory_provider", name)].error = f"unavailable: {reason}"
+                self.pm.unregister(bridge)
                 continue
-            if self.memory.add_provider(provider):  # type: ignore[arg-type]
-                plugin_name = f"memory:{name}"
-                self.pm.register(ProviderHooks(provider), name=plugin_name)  # type: ignore[arg-type]
-                self._origin[plugin_name] = self._info_origin("memory_provider", name)
-            else:
+            if not self.memory.attach(provider, bridge):
+                self.pm.unregister(bridge)
                 self._infos[("memory_provider", name)].status = "available"
+
+    def _availability(self, bridge: Bridge) -> tuple[bool, str]:
+        """``is_available`` of one provider, through pluggy (observers see it) but only that bridge."""
+        plugins = (plugin for _, plugin in self.pm.list_name_plugin())
+        others = [plugin for plugin in plugins if isinstance(plugin, Bridge) and plugin is not bridge]
+        answers = self.pm.subset_hook_caller("hermes_memory_is_available", remove_plugins=others)()
+        if not answers:
+            return False, f"is_available() failed ({bridge.guard.last_problem or 'no answer'})"
+        ok, reason = answers[0]
+        return bool(ok), str(reason)
+
+    def _register_bridge(self, cls: type[Bridge], obj: Any, kind: str, name: str) -> Bridge:
+        origin = self._info_origin(kind, name)
+        trusted = (kind, name) in self._trusted
+        bridge = cls(obj, Guard(origin, self.bounds, bounded=not trusted), trusted=trusted)
+        plugin_name = f"{'engine' if kind == 'context_engine' else 'memory'}:{name}"
+        self.pm.register(bridge, name=plugin_name)
+        self._origin[plugin_name] = origin
+        return bridge
 
     def _instantiate(self, kind: str, name: str, table: dict[str, Any]) -> ContextEngine | MemoryProvider:
         what = "context engine" if kind == "context_engine" else "memory provider"
@@ -234,19 +255,21 @@ class PluginHost:
                 self._load_failed(entry, exc)
                 raise
             table[name] = cls
+            if entry.builtin:
+                self._trusted.add((kind, name))
         else:
             cls = entry
         key = (kind, name)
         info = self._infos.setdefault(key, PluginInfo(name, kind, "in-process", "", source="in-process"))  # type: ignore[arg-type]
         try:
-            settings = self._settings_for(name, cls)
             ctx = PluginContext(
                 home=self.home,
                 config=self.config,
-                settings=settings,
+                settings=self._settings_for(name, cls),
                 summarizer=self.summarizer,
                 fallback_summarizer=self.fallback_summarizer,
-                pre_compress=self.memory.on_pre_compress,
+                pre_compress=self.pre_compress,
+                memory_written=self.memory.memory_written,
             )
             obj = cls(ctx)
         except ConfigError:
@@ -260,11 +283,10 @@ class PluginHost:
             if self.strict:
                 raise err from exc
             raise err from None
-        obj = cast(ContextEngine | MemoryProvider, obj)
         if obj.name != name:
             self._warn(f"{what} registered as '{name}' reports its name as '{obj.name}'")
         info.status, info.error = "active", ""
-        return obj
+        return cast(ContextEngine | MemoryProvider, obj)
 
     def _settings_for(self, name: str, cls: type) -> Any:
         raw = self.config.plugins.section(name)
@@ -290,10 +312,11 @@ class PluginHost:
 
     def _info_origin(self, kind: str, name: str) -> str:
         info = self._infos.get((kind, name))
-        return f"{name} ({info.distribution} {info.version})".strip() if info else name
+        return f"{name} ({info.distribution} {info.version})".replace(" )", ")") if info else name
 
     def _load_failed(self, cand: Candidate, exc: PluginLoadError) -> None:
         self._set_info(cand, "failed", exc.reason)
+        self.warnings.append(str(exc))
         log.warning("%s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
         if self.strict:
             raise exc
@@ -313,140 +336,27 @@ class PluginHost:
     @property
     def summarizer(self) -> Summarizer:
         """The summary backend selected by ``auxiliary.summarizer`` (resolved once)."""
-        if self._summarizer is None:
-            self._summarizer = self._resolve_summarizer()
-        return self._summarizer
+        return self.summarizers.selected
 
     @property
     def fallback_summarizer(self) -> Summarizer | None:
         """The offline ``deterministic`` summarizer, if a plugin registered one."""
-        return self._summarizer_table().get("deterministic")
-
-    def _summarizer_table(self) -> dict[str, Summarizer]:
-        if self._summarizers is None:
-            table: dict[str, Summarizer] = {}
-            for plugin_name, result in self.call_each("hermes_register_summarizers", config=self.config):
-                for name, summarizer in result or ():
-                    if name in table:
-                        self._warn(f"summarizer '{name}' from {self.origin(plugin_name)} clashes; ignored")
-                    else:
-                        table[name] = summarizer
-            self._summarizers = table
-        return self._summarizers
-
-    def _resolve_summarizer(self) -> Summarizer:
-        aux = self.config.auxiliary
-        table = self._summarizer_table()
-        wanted = aux.summarizer
-        if wanted == "auto":
-            wanted = "llm" if aux.base_url and aux.model else "deterministic"
-        if wanted not in table:
-            raise SelectionError(f"unknown summarizer '{wanted}'. Available: {', '.join(sorted(table))}")
-        return table[wanted]  # type: ignore[no-any-return]
-
-    # -- isolated calls ---------------------------------------------------------------
-
-    def call_each(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
-        """Call every implementation of ``hook`` in registration order, each isolated.
-
-        Returns ``(plugin name, result)`` for each implementation that returned without
-        raising. A raising implementation is logged with its plugin's name and
-        distribution; the others still run.
-        """
-        caller = getattr(self.pm.hook, hook)
-        results = []
-        for impl in caller.get_hookimpls():
-            ok, result = self.invoke(impl, hook, kwargs)
-            if ok:
-                results.append((impl.plugin_name, result))
-        return results
-
-    def invoke(self, impl: Any, hook: str, kwargs: dict[str, Any]) -> tuple[bool, Any]:
-        """Call one hook implementation with the arguments it accepts; never raises."""
-        args = [kwargs[a] for a in impl.argnames]
-        started = time.perf_counter()
-        try:
-            result = impl.function(*args)
-        except Exception as exc:
-            log.warning(
-                "%s failed in %s: %s: %s",
-                self.origin(impl.plugin_name),
-                hook,
-                type(exc).__name__,
-                exc,
-                exc_info=log.isEnabledFor(logging.DEBUG),
-            )
-            return False, None
-        if self._tracing:
-            trace_log.info(
-                "%s <- %s(%s) = %r [%.3f ms]",
-                impl.plugin_name,
-                hook,
-                _short(kwargs),
-                _short(result),
-                (time.perf_counter() - started) * 1000,
-            )
-        return True, result
-
-    def hookimpls(self, hook: str) -> list[Any]:
-        """The implementations of ``hook`` in registration order."""
-        return list(getattr(self.pm.hook, hook).get_hookimpls())
-
-    # -- tracing ----------------------------------------------------------------------
-
-    _tracing = False
-
-    def _enable_tracing(self) -> None:
-        self._tracing = True
-        local = threading.local()
-
-        def before(hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
-            local.__dict__.setdefault("stack", []).append(time.perf_counter())
-            trace_log.info("-> %s(%s) impls=%s", hook_name, _short(kwargs), [i.plugin_name for i in impls])
-
-        def after(
-            outcome: pluggy.Result[Any], hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]
-        ) -> None:
-            started = local.stack.pop() if getattr(local, "stack", None) else time.perf_counter()
-            shown = repr(outcome.exception) if outcome.exception else _short(outcome.get_result())
-            trace_log.info("<- %s = %s [%.3f ms]", hook_name, shown, (time.perf_counter() - started) * 1000)
-
-        self.pm.add_hookcall_monitoring(before, after)
-        if not logging.getLogger().handlers and not trace_log.handlers:
-            handler = logging.StreamHandler()
-            handler.setFormatter(logging.Formatter("[trace] %(message)s"))
-            trace_log.addHandler(handler)
-        trace_log.setLevel(logging.INFO)
+        return self.summarizers.fallback
 
     # -- the engine, through its hooks ---------------------------------------------------
 
-    def _engine_call(self, hook: str, default: Any, **kwargs: Any) -> Any:
-        try:
-            result = getattr(self.pm.hook, hook)(**kwargs)
-        except Exception as exc:
-            log.warning(
-                "context engine %s failed in %s: %s: %s",
-                self.origin(f"engine:{self.engine.name}"),
-                hook,
-                type(exc).__name__,
-                exc,
-                exc_info=log.isEnabledFor(logging.DEBUG),
-            )
-            return default
-        return default if result is None else result
-
     def update_from_response(self, usage: dict[str, Any] | None) -> None:
-        self._engine_call("hermes_engine_update_from_response", None, usage=dict(usage or {}))
+        self.pm.hook.hermes_engine_update_from_response(usage=dict(usage or {}))
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
-        return bool(self._engine_call("hermes_engine_should_compress", False, prompt_tokens=prompt_tokens))
+        return bool(self.pm.hook.hermes_engine_should_compress(prompt_tokens=prompt_tokens))
 
     def set_request_overhead(self, tokens: int) -> None:
         """Tell the engine what every request carries besides the messages (tool schemas)."""
         self.engine.request_overhead_tokens = max(0, int(tokens))
 
     def should_compress_preflight(self, messages: list[Message]) -> bool:
-        return bool(self._engine_call("hermes_engine_should_compress_preflight", False, messages=messages))
+        return bool(self.pm.hook.hermes_engine_should_compress_preflight(messages=messages))
 
     def compress(
         self,
@@ -457,70 +367,46 @@ class PluginHost:
         force: bool = False,
         session_id: str = "",
         keep: Message | None = None,
-    ) -> list[Message]:
-        """Compact ``messages`` with the active engine and report it to observers.
+    ) -> CompactionResult:
+        """Compact ``messages`` with the active engine; the typed result, changed or not.
 
-        The engine gets its own copy of the list and of each message. If it raises, or returns something that
-        would lose the conversation (not a list of messages, an empty list, a list without
-        ``keep`` verbatim), the messages come back unchanged and the failure is logged with
-        the engine's name. ``keep`` is the current real user message; the session passes
-        it, since after a compaction the last user-role message may be the engine's own
-        summary, which the engine may rewrite. It defaults to the last user message.
+        The engine works on its own deep copy. ``result.changed`` is false when it declined,
+        failed, or returned something that would lose the conversation (not a list of
+        messages, an empty list, the current user message's content gone, an invalid list
+        that repairing tool pairs cannot fix); ``result.note`` says why and
+        ``result.messages`` is then ``messages`` itself. ``keep`` is the current real user
+        message (the session passes it); it defaults to the last user message.
         """
-        started = time.perf_counter()
-        before = estimate_messages_tokens(messages)
-        given = [dict(m) for m in messages]  # an engine that edits its input cannot touch the caller's
-        result = self._engine_call(
-            "hermes_engine_compress",
-            given,
-            messages=given,
-            current_tokens=current_tokens,
-            focus_topic=focus_topic,
-            force=force,
-        )
-        if result is given or result == messages:
-            return messages
-        problem = unusable_compaction(messages, result, keep)
-        if problem:
-            log.warning(
-                "context engine %s returned %s; the messages are kept as they were",
-                self.origin(f"engine:{self.engine.name}"),
-                problem,
+        self._focus = focus_topic
+        try:
+            return run_compress(
+                self.pm.hook, self.engine, self.origin(f"engine:{self.engine.name}"), messages,
+                current_tokens=current_tokens, focus_topic=focus_topic, force=force, session_id=session_id, keep=keep,
             )
-            return messages
-        report = CompactionReport(
-            engine=self.engine.name,
-            session_id=session_id,
-            tokens_before=before,
-            tokens_after=estimate_messages_tokens(result),
-            messages_before=len(messages),
-            messages_after=len(result),
-            summary_source=getattr(self.engine, "last_summary_source", "none"),
-            duration_s=time.perf_counter() - started,
-            forced=force,
-            focus_topic=focus_topic,
-            reason=getattr(self.engine, "last_compaction_note", ""),
-        )
-        self.call_each("hermes_compaction_finished", report=report)
-        self.last_compaction = report
-        return list(result)
+        finally:
+            self._focus = None
 
-    last_compaction: CompactionReport | None = None
+    def pre_compress(self, messages: list[Message]) -> str:
+        """What a summary of ``messages`` must keep: providers' ``on_pre_compress``, then general
+        plugins' ``hermes_compaction_started``, joined (what ``ctx.pre_compress`` does)."""
+        parts = [self.memory.on_pre_compress(messages)]
+        parts += reversed(self.pm.hook.hermes_compaction_started(messages=messages, focus_topic=self._focus))
+        return "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
 
     def engine_status(self) -> dict[str, Any]:
-        return dict(self._engine_call("hermes_engine_get_status", {}))
+        return dict(self.pm.hook.hermes_engine_get_status() or {})
 
     def on_session_start(self, session_id: str) -> None:
-        self._engine_call("hermes_engine_on_session_start", None, session_id=session_id)
+        self.pm.hook.hermes_engine_on_session_start(session_id=session_id)
 
     def on_session_end(self, session_id: str, messages: list[Message]) -> None:
-        self._engine_call("hermes_engine_on_session_end", None, session_id=session_id, messages=messages)
+        self.pm.hook.hermes_engine_on_session_end(session_id=session_id, messages=messages)
 
     def on_session_reset(self) -> None:
-        self._engine_call("hermes_engine_on_session_reset", None)
+        self.pm.hook.hermes_engine_on_session_reset()
 
-    def update_model(self, model: str, context_length: int) -> None:
-        self._engine_call("hermes_engine_update_model", None, model=model, context_length=context_length)
+    def update_model(self, model: str, context_length: int, max_tokens: int | None = None) -> None:
+        self.pm.hook.hermes_engine_update_model(model=model, context_length=context_length, max_tokens=max_tokens)
 
     # -- tools ----------------------------------------------------------------------------
 
@@ -528,75 +414,69 @@ class PluginHost:
         """Every tool the model may call: memory providers' first, then the engine's."""
         schemas = list(self.memory.tool_schemas())
         taken = {s.get("name") for s in schemas}
-        for _plugin, result in self.call_each("hermes_engine_get_tool_schemas"):
-            for schema in result or ():
-                name = schema.get("name") if isinstance(schema, dict) else None
-                if not name or name in taken:
-                    self._warn(f"engine tool {name!r} is missing a name or shadows another tool; ignored")
-                    continue
-                taken.add(name)
-                schemas.append(schema)
+        bridge = self._engine_bridge
+        bridge.offered = []
+        self.pm.hook.hermes_engine_get_tool_schemas()
+        owned = set()
+        for schema in bridge.offered:
+            name = schema.get("name")
+            if not name or name in taken:
+                message = f"engine tool {name!r} is missing a name or shadows another tool; ignored"
+                if message not in self.warnings:  # the tool list is rebuilt after every compaction
+                    self._warn(message)
+                continue
+            taken.add(name)
+            owned.add(name)
+            schemas.append(schema)
+        bridge.tools = frozenset(owned)
         return schemas
 
     def handle_tool_call(self, name: str, args: dict[str, Any]) -> str:
         """Route a tool call to the memory providers or the engine; always a JSON string."""
         if self.memory.has_tool(name):
             return self.memory.handle_tool_call(name, args)
-        engine_tools = {
-            schema.get("name")
-            for _plugin, result in self.call_each("hermes_engine_get_tool_schemas")
-            for schema in result or ()
-            if isinstance(schema, dict)
-        }
-        if name in engine_tools:
-            try:
-                result = self.pm.hook.hermes_engine_handle_tool_call(name=name, args=args)
-            except Exception as exc:
-                log.warning("engine tool %s failed: %s: %s", name, type(exc).__name__, exc)
-                return json.dumps({"error": f"Tool '{name}' failed: {type(exc).__name__}: {exc}"})
+        bridge = self._engine_bridge
+        if not bridge.tools and not bridge.offered:
+            self.tool_schemas()
+        if name in bridge.tools:
+            failures = bridge.guard.failures
+            result = self.pm.hook.hermes_engine_handle_tool_call(name=name, args=args)
             if result is not None:
                 return str(result)
+            if bridge.guard.failures > failures:
+                return json.dumps({"error": f"Tool '{name}' failed: {bridge.guard.last_problem}"})
         return json.dumps({"error": f"Unknown tool '{name}'"})
 
     # -- prompt sections -----------------------------------------------------------------
 
     def prompt_sections(self, ctx: PromptContext) -> list[PromptSection]:
-        """Sections from every plugin, isolated, sorted by order (stable)."""
+        """Sections from every plugin, in pluggy's call order, then sorted by order (stable)."""
         sections: list[PromptSection] = []
-        for plugin_name, result in self.call_each("hermes_system_prompt_sections", ctx=ctx):
-            if result is None:
-                continue
-            for section in [result] if isinstance(result, PromptSection) else result:
+        for result in self.pm.hook.hermes_system_prompt_sections(ctx=ctx):
+            for section in [result] if isinstance(result, PromptSection) else _iterable(result):
                 if isinstance(section, PromptSection):
                     sections.append(section)
                 else:
-                    self._warn(f"{self.origin(plugin_name)} returned a prompt section of type {type(section).__name__}")
+                    self._warn(f"a plugin returned a prompt section of type {type(section).__name__}; ignored")
         sections.sort(key=lambda s: s.order)
         return sections
 
     # -- lifecycle ------------------------------------------------------------------------
+
+    def turn_finished(self, turn: Any) -> None:
+        """Tell ``hermes_turn_finished`` observers that a turn ended."""
+        self.pm.hook.hermes_turn_finished(turn=turn)
 
     def close(self) -> None:
         """Drain memory work and shut providers down; safe to call twice."""
         self.memory.shutdown()
 
 
-def unusable_compaction(messages: list[Message], result: Any, keep: Message | None = None) -> str:
-    """Why an engine's result must not replace ``messages``, or ``""`` if it may."""
-    if not isinstance(result, list) or not all(isinstance(m, dict) for m in result):
-        return f"a {type(result).__name__} instead of a list of messages"
-    if messages and not result:
-        return "an empty list"
-    if keep is None:
-        keep = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    if keep is not None and not any(m == keep for m in result):
-        return "a list without the current user message"
-    return ""
-
-
-def _short(value: Any, limit: int = 200) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _iterable(value: Any) -> Iterable[Any]:
+    try:
+        return list(value)
+    except TypeError:
+        return [value]
 
 
 def build_host(

@@ -14,23 +14,20 @@ from typing import Any
 
 import pluggy
 
-from hermes_core.config.raw import provider_names, raw_selection, section
 from hermes_core.plugin.discovery import Candidate, PluginLoadError, discover, load
 from hermes_core.plugin.registration import RegistrationError, new_plugin_manager, register_checked
+from hermes_core.plugin.selection import from_raw
 from hermes_core.records import PluginInfo
 
 
 def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], list[str]]:
     """Every discovered plugin with its status, and warnings (clashes, refusals)."""
-    engine, externals, disabled = raw_selection(raw)
-    mem = section(raw, "memory")
-    memory_on = bool(mem.get("memory_enabled", True) or mem.get("user_profile_enabled", True))
+    chosen = from_raw(raw)  # the host's own policy
+    engine, disabled, selected_providers, refused = chosen.engine, chosen.disabled, chosen.providers, chosen.refused
     candidates, warnings = discover(home)
-    selected_providers = provider_names(memory_on, externals)
-    # the one-external rule, as the host applies it: the first external wins
-    refused = set(selected_providers[1 if memory_on else 0 :][1:])
     infos = []
     pm = new_plugin_manager()
+    where: dict[str, str] = {}
     for cand in candidates:
         if cand.blocked_by(disabled):
             infos.append(cand.info("disabled"))
@@ -38,30 +35,32 @@ def list_plugins(home: Path, raw: dict[str, Any]) -> tuple[list[PluginInfo], lis
         wanted = (
             cand.kind == "plugin"
             or (cand.kind == "context_engine" and cand.name == engine)
-            or (cand.kind == "memory_provider" and cand.name in selected_providers and cand.name not in refused)
+            or (cand.kind == "memory_provider" and cand.name in selected_providers)
         )
         if not wanted:
-            error = "refused: only one external memory provider may be active" if cand.name in refused else ""
+            error = chosen.refusal(cand.name) if cand.kind == "memory_provider" and cand.name in refused else ""
             infos.append(cand.info("available", error))
             continue
-        infos.append(_check(cand, pm))
+        infos.append(_check(cand, pm, where))
     known = {(i.kind, i.name) for i in infos}
     if ("context_engine", engine) not in known:
         warnings.append(f"context.engine '{engine}' is not installed")
-    for name in selected_providers:
+    for name in (*selected_providers, *refused):
         if ("memory_provider", name) not in known:
             warnings.append(f"memory provider '{name}' is not installed")
     infos.sort(key=lambda i: (i.kind, i.name))
     return infos, warnings
 
 
-def _check(cand: Candidate, pm: pluggy.PluginManager) -> PluginInfo:
+def _check(cand: Candidate, pm: pluggy.PluginManager, where: dict[str, str]) -> PluginInfo:
     if cand.builtin:  # hermes-core's own defaults ship with the core: importing them proves nothing new
         return cand.info("active")
     try:
         obj = load(cand)
         if cand.kind == "plugin":
-            register_checked(pm, obj, f"plugin:{cand.name}")
+            name = f"plugin:{cand.name}"
+            register_checked(pm, obj, name, lambda n: f"{n.removeprefix('plugin:')} ({where.get(n, n)})")
+            where[name] = cand.where
         elif inspect.isabstract(obj):  # the host could not construct it
             missing = ", ".join(sorted(getattr(obj, "__abstractmethods__", ())))
             return cand.info("failed", f"{cand.target} leaves abstract members unimplemented: {missing}")

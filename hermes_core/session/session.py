@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from hermes_core.memory.fencing import build_memory_context_block
-from hermes_core.records import CompactionReport, PromptContext
+from hermes_core.records import CompactionResult, PromptContext, TurnReport
 from hermes_core.session.prompt import build_system_prompt
-from hermes_core.text.messages import api_problems, last_user_index, sanitize_tool_pairs, text_of, tool_call_ids
-from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.text.messages import last_user_index, text_of, tool_call_ids
+from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
     from hermes_core.config.models import HermesConfig
@@ -78,7 +78,7 @@ class Compaction:
 
     turn: int
     trigger: CompactionTrigger
-    report: CompactionReport
+    report: CompactionResult
 
 
 @dataclass
@@ -131,6 +131,10 @@ class Session:
         self._tool_tokens = 0
         self._token_cache: dict[int, tuple[Message, int]] = {}
         self._compacted = False  # since the (re)start: the prompt then carries the compaction note
+        self._turn_tool_calls = 0
+        self._turn_compactions = 0
+        self._last_usage: dict[str, Any] = {}
+        host.memory.write_listeners.append(self._note_memory_write)
         self._begin(reason="start")
 
     @classmethod
@@ -166,6 +170,7 @@ class Session:
             self.messages.append({"role": "user", "content": content})
         self._turn_user = self.messages[-1]  # the real user message every compaction must keep
         self._turn_user_text = text
+        self._turn_tool_calls = self._turn_compactions = 0
         self.host.memory.on_turn_start(self.turn, text)
         self._recall = cap_recall(self.host.memory.prefetch_all(text), self.host.config)
         self._nudge = self.host.memory.nudge(self.turn) or ""
@@ -208,9 +213,11 @@ class Session:
         reply = self._normalize_reply(message)
         self.messages.append(reply)
         usage = dict(usage or {})
+        self._last_usage = usage
         self.host.update_from_response(usage)
         prompt_tokens = int(usage.get("prompt_tokens") or 0) or self._last_request_tokens
         calls = list(reply.get("tool_calls") or ())
+        self._turn_tool_calls += len(calls)
         if calls and self.host.should_compress(prompt_tokens):
             self._compress_due = prompt_tokens  # the real count that made it due
         if not calls:
@@ -250,10 +257,7 @@ class Session:
             return json.dumps({"error": f"Invalid JSON arguments for tool '{name}': {exc.msg}"})
         if not isinstance(args, dict):
             return json.dumps({"error": f"Arguments for tool '{name}' must be a JSON object"})
-        result = self.host.handle_tool_call(name, args)
-        if name == "memory":
-            self._note_memory_write(args, result)
-        return result
+        return self.host.handle_tool_call(name, args)
 
     def awaiting_response(self) -> bool:
         """True when the model is due to speak: the history ends with a user or tool message."""
@@ -275,12 +279,19 @@ class Session:
 
     # -- other moments ---------------------------------------------------------------------
 
-    def compact(self, focus_topic: str | None = None) -> CompactionReport | None:
+    def compact(self, focus_topic: str | None = None) -> CompactionResult | None:
         """Manual ``/compact [focus]``: force a compaction now; None if nothing changed."""
         self._check_open()
         self._close_open_calls()
         done = self._compact("manual", force=True, focus_topic=focus_topic)
         return done.report if done else None
+
+    def update_model(self, model: str, context_length: int, max_tokens: int | None = None) -> None:
+        """The agent switched model: the engine recomputes its budgets; the prompt is kept."""
+        self._check_open()
+        self.host.config.model.name = model
+        self.host.config.model.context_length = int(context_length)
+        self.host.update_model(model, int(context_length), max_tokens)
 
     def on_delegation(self, task: str, result: str) -> None:
         """A subagent finished ``task``: report it to the memory providers."""
@@ -306,6 +317,8 @@ class Session:
         self._close_open_calls()
         self._end_for_providers()
         self.host.on_session_end(self.id, list(self.messages))
+        if self._note_memory_write in self.host.memory.write_listeners:
+            self.host.memory.write_listeners.remove(self._note_memory_write)
         if self.close_host:
             self.host.close()
 
@@ -375,29 +388,19 @@ class Session:
         current_tokens: int | None = None,
     ) -> Compaction | None:
         before = self.messages
-        self.host.last_compaction = None
         result = self.host.compress(
             before, current_tokens=current_tokens, focus_topic=focus_topic, force=force,
             session_id=self.id, keep=self._turn_user,
         )
-        if result is before or result == before:
+        if not result.changed:
+            if result.note.startswith("compaction refused"):
+                self.events.repairs.append(f"turn {self.turn}: {result.note}")
             return None
-        problems = api_problems(result)
-        if problems:
-            repaired = sanitize_tool_pairs(result)
-            if api_problems(repaired):
-                self.events.repairs.append(f"turn {self.turn}: engine returned an invalid list; kept the old one")
-                log.warning("context engine returned an invalid message list (%s); compaction ignored", problems[0])
-                return None
-            self.events.repairs.append(f"turn {self.turn}: repaired tool pairs after compaction ({problems[0]})")
-            result = repaired
-        self.messages = list(result)
-        report = self.host.last_compaction or CompactionReport(
-            engine=self.host.engine.name, session_id=self.id, tokens_before=estimate_messages_tokens(before),
-            tokens_after=estimate_messages_tokens(result), messages_before=len(before), messages_after=len(result),
-        )
-        done = Compaction(self.turn, trigger, report)
+        self.events.repairs.extend(f"turn {self.turn}: {what} after compaction" for what in result.repairs)
+        self.messages = list(result.messages)
+        done = Compaction(self.turn, trigger, result)
         self.events.compactions.append(done)
+        self._turn_compactions += 1
         self._compacted = True
         self._rebuild_prompt("compaction")
         return done
@@ -405,6 +408,10 @@ class Session:
     def _finish_turn(self, assistant_text: str) -> None:
         self.host.memory.sync_all(self._turn_user_text, assistant_text)
         self.host.memory.queue_prefetch_all(self._turn_user_text)
+        self.host.turn_finished(TurnReport(
+            session_id=self.id, turn=self.turn, user_content=self._turn_user_text, assistant_content=assistant_text,
+            tool_calls=self._turn_tool_calls, usage=dict(self._last_usage), compactions=self._turn_compactions,
+        ))
 
     def _close_open_calls(self) -> None:
         """Answer calls left open by an interrupted turn so the history stays API-valid."""
@@ -444,19 +451,9 @@ class Session:
                 reply["content"] = ""
         return reply
 
-    def _note_memory_write(self, args: dict[str, Any], result: str) -> None:
-        try:
-            data = json.loads(result)
-        except (TypeError, ValueError):
-            return
-        if not (isinstance(data, dict) and data.get("success") is True):
-            return
-        batch = args.get("operations")
-        for op in batch if isinstance(batch, list) else [args]:
-            if isinstance(op, dict) and op.get("action") in ("add", "replace", "remove"):
-                self.events.memory_writes.append(
-                    {"turn": self.turn, "action": op["action"], "target": args.get("target") or "memory"}
-                )
+    def _note_memory_write(self, action: str, target: str, content: str) -> None:
+        """The built-in store changed (``ctx.memory_written``): note it for replay timelines."""
+        self.events.memory_writes.append({"turn": self.turn, "action": action, "target": target})
 
 
 def build_prompt_text(host: PluginHost, ctx: PromptContext, instructions: str = "") -> str:

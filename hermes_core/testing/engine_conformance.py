@@ -21,11 +21,14 @@ It checks, on a fresh engine per phase: below the threshold ``compress()`` is a 
 automatic and forced compaction give an API-valid list (``hermes_core.text.messages.api_problems``;
 as many adjacent same-role pairs as the input already had are excused: an engine may not
 add any, but need not rewrite the user's turns to remove them), keep the system message
-and the last user message verbatim, never mutate the input, and fit under the threshold
-or say why in ``last_compaction_note``; compacting the result again keeps all of that.
+and the last user message's content (in a user message: annotated or merged with the
+summary is fine), never mutate the input, and fit under the threshold or say why in the
+result's ``note`` (``last_compaction_note`` for an engine that returns a bare list);
+compacting the result again keeps all of that.
 A forced compaction of a list over the threshold must return fewer estimated tokens than
 it was given, unless the system message and the last user message alone already reach
-the threshold (then a ``last_compaction_note`` saying why is enough).
+the threshold (then a note saying why is enough). ``compress()`` may return a
+:class:`~hermes_core.records.CompactionResult` or a bare list.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_core.engine.runtime import as_result, keeps_user_ask
 from hermes_core.text.messages import api_problems, text_of
 from hermes_core.text.tokens import estimate_messages_tokens
 
@@ -141,8 +145,14 @@ def check_output(
     out: Any,
     *,
     label: str,
+    note: str | None = None,
 ) -> list[str]:
-    """Problems with one ``compress()`` result ``out`` for input ``given`` (derived from ``original``)."""
+    """Problems with one ``compress()`` result ``out`` for input ``given`` (derived from ``original``).
+
+    ``out`` is the result's message list; ``note`` its note (default: the engine's
+    ``last_compaction_note``).
+    """
+    note = _note(engine, note)
     problems: list[str] = []
     if not isinstance(out, list) or not all(isinstance(m, dict) for m in out):
         return [f"{label}: compress() returned {type(out).__name__}, not a list of message dicts"]
@@ -154,12 +164,11 @@ def check_output(
             text_of(original[0].get("content")))
         if not kept:
             problems.append(f"{label}: the system message was not kept at the start")
-    last = _last_user(original)
-    if last is not None and not any(m == last for m in out):
-        problems.append(f"{label}: the last user message was not kept verbatim")
+    if not keeps_user_ask(out, _last_user(original)):
+        problems.append(f"{label}: the last user message's content was not kept in a user message")
     tokens = estimate_messages_tokens(out)
     threshold = getattr(engine, "threshold_tokens", 0)
-    if threshold and tokens >= threshold and not str(getattr(engine, "last_compaction_note", "")).strip():
+    if threshold and tokens >= threshold and not note.strip():
         problems.append(f"{label}: result is ~{tokens} tokens, over the {threshold} threshold, and "
                         "last_compaction_note does not say why")
     return problems
@@ -170,10 +179,21 @@ def check_engine(factory: EngineFactory, messages: list[Message], context_length
     problems: list[str] = []
     before = _snapshot(messages)
 
+    notes: dict[int, str] = {}
+
+    def compress(engine: ContextEngine, given: list[Message], **kwargs: Any) -> Any:
+        """The result's messages (a bare list as is); its note is kept for the checks."""
+        raw = engine.compress(given, **kwargs)
+        result = as_result(raw, engine)
+        if result is None:
+            return raw
+        notes[id(result.messages)] = result.note
+        return result.messages
+
     def run(label: str, given: list[Message], **kwargs: Any) -> tuple[ContextEngine, Any]:
         engine = factory(context_length)
         try:
-            out = engine.compress(given, **kwargs)
+            out = compress(engine, given, **kwargs)
         except Exception as exc:
             problems.append(f"{label}: compress() raised {type(exc).__name__}: {exc}")
             return engine, None
@@ -206,20 +226,21 @@ def check_engine(factory: EngineFactory, messages: list[Message], context_length
         engine, out = run(label, messages, **kwargs)
         if out is None:
             continue
-        found = check_output(engine, messages, messages, out, label=label)
+        found = check_output(engine, messages, messages, out, label=label, note=notes.get(id(out)))
         if label == "forced":
-            found += _shrinks(engine, messages, out, label=label)
+            found += _shrinks(engine, messages, out, label=label, note=notes.get(id(out)))
         problems += found
         if label == "forced" and not found:
             snapshot = _snapshot(out)
             try:
-                again = engine.compress(out, force=True)
+                again = compress(engine, out, force=True)
             except Exception as exc:
                 problems.append(f"forced twice: compress() raised {type(exc).__name__}: {exc}")
                 continue
             if _snapshot(out) != snapshot:
                 problems.append("forced twice: compress() mutated its input")
-            problems += check_output(engine, messages, out, again, label="forced twice")
+            note = notes.get(id(again))
+            problems += check_output(engine, messages, out, again, label="forced twice", note=note)
     return problems
 
 
@@ -231,7 +252,13 @@ def irreducible_tokens(messages: list[Message]) -> int:
     return estimate_messages_tokens(kept + ([last] if last is not None else []))
 
 
-def _shrinks(engine: ContextEngine, given: list[Message], out: Any, *, label: str) -> list[str]:
+def _note(engine: ContextEngine, note: str | None) -> str:
+    return str(getattr(engine, "last_compaction_note", "") if note is None else note)
+
+
+def _shrinks(
+    engine: ContextEngine, given: list[Message], out: Any, *, label: str, note: str | None = None
+) -> list[str]:
     """A forced compaction of a list over the threshold must make it smaller, unless what
     it must keep is itself over the threshold and the note says so."""
     threshold = getattr(engine, "threshold_tokens", 0)
@@ -242,7 +269,7 @@ def _shrinks(engine: ContextEngine, given: list[Message], out: Any, *, label: st
     if after < before:
         return []
     floor = irreducible_tokens(given)
-    if floor >= threshold and str(getattr(engine, "last_compaction_note", "")).strip():
+    if floor >= threshold and _note(engine, note).strip():
         return []
     return [f"{label}: forced compaction of ~{before} tokens (threshold {threshold}) returned ~{after} tokens; "
             f"the system and last user messages alone are ~{floor} tokens, so it could have shrunk"]

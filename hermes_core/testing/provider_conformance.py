@@ -217,14 +217,51 @@ def check_prefetch_bounded(factory: ProviderFactory, opts: ConformanceOptions) -
 
 
 def check_sync_ordered(factory: ProviderFactory, opts: ConformanceOptions) -> list[str]:
-    """``sync_turn`` returns quickly, and (if observable) turns are persisted in order."""
+    """Turns delivered through the host's own dispatch arrive in order, once each, quickly.
+
+    The provider is driven as the host drives it: registered as a pluggy plugin through its
+    bridge, fed by the memory manager (an external provider's calls run on its ordered
+    worker). Arrival at ``sync_turn`` is recorded (with uneven delays, so any reordering
+    shows) and must equal the order sent; with ``synced_turns`` the persisted order must too.
+    """
+    from hermes_core.config.models import HermesConfig
+    from hermes_core.guard import Bounds, Guard
+    from hermes_core.memory.manager import MemoryManager
+    from hermes_core.plugin.bridge import ProviderBridge
+    from hermes_core.plugin.registration import new_plugin_manager
+
     provider = factory()
     probe = _Probe(provider)
-    probe.call("initialize", opts.session_id)
+    arrived: list[tuple[str, str]] = []
+    persist = provider.sync_turn
+
+    def recording_sync(user: str, assistant: str) -> None:
+        time.sleep(0.003 * (len(arrived) % 3))  # uneven: a reordering delivery shows
+        arrived.append((user, assistant))
+        persist(user, assistant)
+
+    provider.sync_turn = recording_sync  # type: ignore[method-assign, assignment]
+    pm = new_plugin_manager()
+    bounds = Bounds()
+    bridge = ProviderBridge(provider, Guard(f"{provider.name} (conformance)", bounds))
+    pm.register(bridge, name=f"memory:{provider.name}")
+    manager = MemoryManager(pm.hook, HermesConfig(), bounds)
+    manager.attach(provider, bridge)
+    manager.initialize_all(opts.session_id)
     sent = [(f"user turn {i:03d}", f"assistant turn {i:03d}") for i in range(opts.turns)]
+    started = time.perf_counter()
     for user, assistant in sent:
-        probe.call("sync_turn", user, assistant, budget=opts.sync_budget_s)
-    _finish(probe, opts)
+        manager.sync_all(user, assistant)
+    queued = time.perf_counter() - started
+    if queued > opts.sync_budget_s:
+        probe.problems.append(f"queueing {len(sent)} turns took {queued:.2f}s (budget {opts.sync_budget_s:.2f}s)")
+    if not manager.flush_pending(opts.shutdown_budget_s):
+        probe.problems.append(f"turns still queued after {opts.shutdown_budget_s:.0f}s")
+    manager.shutdown()
+    if bridge.guard.failures:
+        probe.problems.append(f"a hook failed during delivery: {bridge.guard.last_problem}")
+    if arrived != sent:
+        probe.problems.append(f"turns arrived out of order or not once each: first seen {arrived[:3]!r}")
     if opts.synced_turns is not None and not probe.problems:
         try:
             got = list(opts.synced_turns(provider))

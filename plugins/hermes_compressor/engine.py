@@ -291,9 +291,11 @@ class CompressorEngine(ContextEngine):
         if fn is _DEFAULT_PRE_COMPRESS:
             return False
         try:
-            return bool(fn.__self__.host.hookimpls("hermes_memory_on_pre_compress"))  # type: ignore[attr-defined]
+            host = fn.__self__  # type: ignore[attr-defined]
+            return bool(host.memory.hook.hermes_memory_on_pre_compress.get_hookimpls()
+                        or host.pm.hook.hermes_compaction_started.get_hookimpls())
         except Exception:
-            return True  # not the memory manager we know: call it
+            return True  # not the host we know: call it
 
     def _request(self, turns: list[Message], span_tokens: int, previous: str | None,
                  focus_topic: str | None) -> SummaryRequest:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.memory.base import MemoryProvider
+from hermes_core import MemoryProvider
 from hermes_memory_builtin.snapshot import build_snapshot
 from hermes_memory_builtin.store import MemoryStore
 
@@ -69,7 +69,7 @@ class BuiltinMemoryProvider(MemoryProvider):
 
         if name != TOOL_NAME:
             return None
-        result = run_memory_tool(self.store, args, self.targets)
+        result = run_memory_tool(self.store, args, self.targets, on_write=self.ctx.memory_written)
         if result["success"]:
             self._failures = 0
         elif "current_entries" in result:  # over the limit or no match: the model is consolidating

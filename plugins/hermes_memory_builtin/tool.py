@@ -7,6 +7,7 @@ where it helps the model consolidate, shows usage and the current entries.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
@@ -105,8 +106,18 @@ def _argument_error(exc: ValidationError) -> dict[str, Any]:
     return error("Invalid memory arguments: " + "; ".join(problems))
 
 
-def run_memory_tool(store: MemoryStore, raw_args: Any, targets: tuple[str, ...] = ("memory", "user")) -> dict[str, Any]:
-    """Validate ``raw_args``, run the action against ``store`` and describe the outcome."""
+def run_memory_tool(
+    store: MemoryStore,
+    raw_args: Any,
+    targets: tuple[str, ...] = ("memory", "user"),
+    on_write: Callable[[str, str, str], None] | None = None,
+) -> dict[str, Any]:
+    """Validate ``raw_args``, run the action against ``store`` and describe the outcome.
+
+    ``on_write(action, target, content)`` is called once per applied edit after a
+    successful write (the provider passes ``ctx.memory_written``, so other providers and
+    the session hear of it without parsing this tool's arguments).
+    """
     try:
         args = MemoryToolArgs.model_validate(raw_args if raw_args is not None else {})
     except ValidationError as exc:
@@ -131,6 +142,8 @@ def run_memory_tool(store: MemoryStore, raw_args: Any, targets: tuple[str, ...] 
         if "current_entries" in details:
             details["current_entries"] = visible(details["current_entries"], limit)  # type: ignore[arg-type]
         return error(str(exc), target=target, **details)
+    for op in ops if on_write is not None else ():
+        on_write(op.action, target, op.old_text if op.action == "remove" else op.content)
     return {"success": True, "done": True, "target": target, "usage": usage(entries, limit),
             "entry_count": len(entries), "message": message, "note": DONE_NOTE}
 

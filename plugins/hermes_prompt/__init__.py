@@ -31,7 +31,7 @@ def _isolated(name: str, order: int, build: Callable[[], PromptSection]) -> Prom
 
 @hookimpl
 def hermes_system_prompt_sections(ctx: PromptContext) -> list[PromptSection]:
-    from hermes_core.config.models import HermesConfig
+    from hermes_core import HermesConfig
 
     from . import context_files, guidance, identity, models, platform, skills
 

@@ -86,7 +86,7 @@ def _conversation() -> list[dict[str, Any]]:
     ("defect", "expected"),
     [
         ("mutate", "mutated its input"),
-        ("drop-last-user", "last user message was not kept verbatim"),
+        ("drop-last-user", "last user message's content was not kept in a user message"),
         ("orphan", "without a preceding call"),
         ("change-below", "changed a conversation under the threshold"),
         ("raise", "raised RuntimeError"),

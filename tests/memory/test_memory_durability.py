@@ -26,6 +26,7 @@ def start(directory: Path, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow  # multi-process stress
 def test_eight_processes_fifty_writes_each_lose_and_duplicate_nothing(tmp_path: Path) -> None:
     procs = [start(tmp_path, "stress", f"p{i}", "50") for i in range(8)]
     for proc in procs:
@@ -73,6 +74,7 @@ def test_sigkill_mid_write_always_leaves_a_committed_file(tmp_path: Path) -> Non
     assert not list(tmp_path.glob(".MEMORY.md.*.tmp"))
 
 
+@pytest.mark.slow  # multi-process stress
 def test_removing_the_lock_file_while_writers_run_loses_nothing(tmp_path: Path) -> None:
     """Someone deletes MEMORY.md.lock as "stale" while writers hold it: every add that
     reported success must still be on disk (a sidecar lock alone lost ~6% of them)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -144,12 +145,22 @@ def test_provider_that_hangs(make_host: Any, recorder: type) -> None:
     release.set()
 
 
+def press_ctrl_c() -> None:
+    """A real Ctrl-C: SIGINT to this process, while the provider's call runs on its own thread.
+
+    (A ``KeyboardInterrupt`` raised by provider code is isolated like any exception; only the
+    user's Ctrl-C, which lands in the main thread, stops the turn.)
+    """
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.5)
+
+
 def test_ctrl_c_during_replay_keeps_state(make_host: Any, recorder: type, hermes_home: Path) -> None:
     class CtrlC(recorder):  # type: ignore[misc, valid-type]
         def on_turn_start(self, turn_number: int, message: str) -> None:
             super().on_turn_start(turn_number, message)
             if turn_number == 3:
-                raise KeyboardInterrupt
+                press_ctrl_c()
 
     host = make_host(providers={"recorder": CtrlC}, **{"memory.provider": "recorder"})
     result = replay(parse_transcript(json.dumps(conversation(5))), host)
@@ -179,7 +190,7 @@ def test_cli_ctrl_c_prints_what_was_done(make_host: Any, monkeypatch: pytest.Mon
     class CtrlC(recorder):  # type: ignore[misc, valid-type]
         def on_turn_start(self, turn_number: int, message: str) -> None:
             if turn_number == 2:
-                raise KeyboardInterrupt
+                press_ctrl_c()
 
     import hermes_core.cli.common as common
 

@@ -33,7 +33,7 @@ def test_compress_keeps_system_and_newest_turns_and_stays_valid(make_host):
     host = make_host(load_entrypoints=True, **{"context.engine": "example", "plugins.example": {"keep_last": 6}})
     messages = conversation(10)
     snapshot = [dict(m) for m in messages]
-    out = host.compress(messages, force=True)
+    out = host.compress(messages, force=True).messages
     assert out[0] == messages[0]
     assert out[-1] == messages[-1]
     assert len(out) < len(messages)

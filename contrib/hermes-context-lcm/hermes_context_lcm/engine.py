@@ -28,7 +28,7 @@ from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidat
 from hermes_context_lcm.outputs import externalize
 from hermes_context_lcm.settings import LCMSettings
 from hermes_context_lcm.summary_input import extra_context
-from hermes_core.engine.base import ContextEngine
+from hermes_core import ContextEngine
 from hermes_core.text.messages import api_problems, last_user_index, sanitize_tool_pairs
 from hermes_core.text.redact import redact
 from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens

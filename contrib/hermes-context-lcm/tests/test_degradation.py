@@ -116,15 +116,16 @@ def test_llm_summary_service_over_http(make_host: Any, summary_server: Any) -> N
         "auxiliary.model": "tiny", "auxiliary.max_retries": 0, "auxiliary.timeout": 5})
     host.on_session_start("http")
     messages = loop(60)
-    after = host.compress(messages, session_id="http")
+    after = host.compress(messages, session_id="http").messages
     assert "Model summary: work on the app." in after[0]["content"]
     assert host.engine.last_summary_source == "llm" and summary_server.requests
     summary_server.mode = "error"
     more = [*after, *loop(60)[1:]]
-    again = host.compress(more, session_id="http")
+    result = host.compress(more, session_id="http")
+    again = result.messages
     assert again is not more and not api_problems(again)
     assert host.engine.last_summary_source == "fallback"
-    assert host.last_compaction is not None and host.last_compaction.summary_source == "fallback"
+    assert result.summary_source == "fallback"
     assert all_covered(host.engine)  # type: ignore[arg-type]
 
 
@@ -259,6 +260,6 @@ def test_memory_provider_pre_compress_reaches_the_summary_through_the_host(make_
                      **{"context.engine": "lcm", "memory.provider": "notes", "model.context_length": 8000})
     host.engine.ctx.summarizer = summarizer
     host.on_session_start("mem")
-    after = host.compress(loop(60), session_id="mem")
+    after = host.compress(loop(60), session_id="mem").messages
     assert not api_problems(after)
     assert summarizer.requests and "user prefers tabs" in summarizer.requests[0].extra_context

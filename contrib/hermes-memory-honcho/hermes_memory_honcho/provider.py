@@ -20,8 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hermes_core import MemoryProvider
-from hermes_core.plugin.context import PluginContext
+from hermes_core import MemoryProvider, PluginContext
 from hermes_memory_honcho.courier import Courier
 from hermes_memory_honcho.health import Health
 from hermes_memory_honcho.link import PART_KEY, TURN_KEY, HonchoLink, Recall, classify
