@@ -105,10 +105,11 @@ class Bridge:
             max_tokens, args = args[2], args[:2]
             fn = _then_set(fn, self.obj, "max_tokens", max_tokens)  # the standard attribute, set after the call
         guard = self.guard
-        if guard.bounded and method in BACKGROUND:
+        provider = self.prefix == MEMORY_PREFIX  # the ordered worker is a provider's; an engine's calls are waited for
+        if guard.bounded and provider and method in BACKGROUND:
             guard.submit(hook, fn, *args)
             return None
-        if guard.bounded and method in ORDERED:
+        if guard.bounded and provider and method in ORDERED:
             ok, value = guard.ordered(hook, fn, *args, skip_if_late=method == "system_prompt_block")
         else:
             ok, value = guard.call(hook, fn, *args)

@@ -23,6 +23,7 @@ import pluggy
 
 from hermes_core import hookspecs
 from hermes_core.guard import Guard, deep_copy
+from hermes_core.plugin.bridge import BACKGROUND
 
 log = logging.getLogger("hermes_core.plugins")
 
@@ -131,6 +132,13 @@ def _guarded(impl: pluggy.HookImpl, hook: str, guard: Guard) -> Callable[..., An
                 outcome.force_result(kept)
 
         return legacy
+
+    if observer and guard.bounded and hook.removeprefix("hermes_memory_") in BACKGROUND:
+
+        def queued(*args: Any, **kwargs: Any) -> None:  # in order on the plugin's own worker, like a provider's
+            guard.submit(hook, prepare(args, kwargs))
+
+        return queued
 
     def plain(*args: Any, **kwargs: Any) -> Any:
         ok, value = guard.call(hook, prepare(args, kwargs))

@@ -254,3 +254,56 @@ def test_a_general_plugin_that_exits_or_hangs_costs_its_bound(installed_distribu
     assert "bad-plugin (hermes-bad-plugin 1.0) failed in hermes_system_prompt_sections: SystemExit" in caplog.text
     assert "bad-plugin (hermes-bad-plugin 1.0): turn_finished timed out after 0.2s" in caplog.text
     session.close()
+
+
+SLOW_OBSERVER = '''
+import time
+from hermes_core import hookimpl
+
+SEEN = []
+
+
+@hookimpl
+def hermes_memory_sync_turn(user_content, assistant_content):
+    time.sleep(0.2)
+    SEEN.append(user_content)
+'''
+
+
+def test_an_observer_of_background_hooks_runs_in_order_off_the_turn(installed_distribution, make_host):
+    installed_distribution("hermes-slow-observer", entry_points={"hermes.plugins": {"slow-observer": "slow_observer"}},
+                           modules={"slow_observer.py": SLOW_OBSERVER})
+    host = make_host(load_entrypoints=True)
+    session = Session(host, close_host=False)
+    started = time.monotonic()
+    chat(session, 4)
+    assert time.monotonic() - started < 0.6  # four 0.2 s syncs did not hold the turns up
+    session.close()
+    deadline = time.monotonic() + 5
+    seen = importlib.import_module("slow_observer").SEEN
+    while len(seen) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [s.split(":")[0] for s in seen] == ["question 0", "question 1", "question 2", "question 3"]
+
+
+class SlowFlusher(NestedEditor):
+    """An engine whose session end takes a while (an LCM-like store flushing the last turn)."""
+
+    flushed: list[int] = []
+
+    @property
+    def name(self) -> str:
+        return "flusher"
+
+    def on_session_end(self, session_id, messages):  # type: ignore[no-untyped-def]
+        time.sleep(0.3)
+        SlowFlusher.flushed.append(len(messages))
+
+
+def test_an_engines_session_end_is_waited_for_not_queued(make_host):
+    """Only providers have ordered background workers: an engine's session end must have run
+    when the host returns, or the last turn of a lossless store is lost at close."""
+    SlowFlusher.flushed.clear()
+    host = make_host(engines={"flusher": SlowFlusher}, **{"context.engine": "flusher"})
+    host.on_session_end("s", [{"role": "user", "content": "hi"}])
+    assert SlowFlusher.flushed == [1]
