@@ -26,6 +26,7 @@ _EXPORTS = {
     "PromptContext": "hermes_core.records",
     "PromptSection": "hermes_core.records",
     "Session": "hermes_core.session.session",
+    "AsyncSession": "hermes_core.session.async_session",
     "Summarizer": "hermes_core.engine.summarizer",
     "SummaryError": "hermes_core.engine.summarizer",
     "SummaryRequest": "hermes_core.engine.summarizer",
@@ -33,6 +34,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AsyncSession",
     "CompactionReport",
     "CompactionResult",
     "ConfigError",
@@ -73,6 +75,7 @@ if TYPE_CHECKING:
         PromptSection,
         TurnReport,
     )
+    from hermes_core.session.async_session import AsyncSession
     from hermes_core.session.session import Session
 
 

@@ -141,8 +141,13 @@ def _check_permissions(path: Path, *, is_dir: bool) -> Iterator[Finding]:
 
 def _check_memory_file(path: Path) -> Iterator[Finding]:
     yield from _check_permissions(path, is_dir=False)
+    from hermes_core.text.files import FileRefused, read_bytes_file
+
     try:
-        data = path.read_bytes()
+        data = read_bytes_file(path, max_bytes=64 * 1024 * 1024, follow_symlinks=False)
+    except FileRefused as exc:
+        yield Finding("memory", "error", f"cannot use {path}: {exc.problem}", exc.fix)
+        return
     except OSError as exc:
         yield Finding("memory", "error", f"cannot read {path}: {exc.strerror or exc}", f"chmod 600 {path}")
         return
@@ -165,7 +170,7 @@ def _check_lock(path: Path) -> Iterator[Finding]:
     except ImportError:  # pragma: no cover - not on POSIX
         return
     try:
-        fd = os.open(lock, os.O_RDWR)
+        fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
         yield Finding("locks", "error", f"cannot open {lock.name}: {exc.strerror or exc}; writes will fail",
                       f"chmod 600 {lock} (or remove it: a lock file is recreated as needed)")

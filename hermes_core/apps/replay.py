@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.apps.transcripts import Transcript, TranscriptError, load_transcript
 from hermes_core.session.session import Compaction, Request, Session
+from hermes_core.text.json_depth import loads_bounded
 from hermes_core.text.messages import api_problems, text_of
 from hermes_core.text.tokens import estimate_message_tokens
 
@@ -55,6 +56,7 @@ class TurnRecord:
     invalid_requests: list[str] = field(default_factory=list)
     delegations: list[str] = field(default_factory=list)  # subagent tasks reported to providers
     notes: list[str] = field(default_factory=list)
+    over_window: list[str] = field(default_factory=list)  # requests larger than the model's window
 
 
 @dataclass
@@ -76,10 +78,12 @@ class ReplayResult:
     notes: list[str]
     warnings: list[str]
     engine_status: dict[str, Any] = field(default_factory=dict)  # the engine's own view at the end
+    over_window_requests: int = 0
+    memory_tool_calls: int = 0  # calls to hermes-core's memory tool in the transcript (reads included)
 
     @property
     def ok(self) -> bool:
-        return not self.invalid_requests and not self.unexplained_prompt_changes
+        return not self.invalid_requests and not self.unexplained_prompt_changes and not self.over_window_requests
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "ok": self.ok}
@@ -139,6 +143,9 @@ class Replayer:
         self.records: list[TurnRecord] = []
         self.requests = 0
         self.invalid = 0
+        self.over_window = 0
+        self.memory_calls = 0
+        self._last_overhead = self._overhead()
         self.prompt_changes = 0
         self.unexplained_changes = 0
         self._last_system: str | None = None
@@ -186,6 +193,7 @@ class Replayer:
             self._ids = _session_ids(reply, calls)
             for call in calls:
                 self._calls[call["id"]] = call
+                self.memory_calls += call["function"]["name"] == "memory"
                 if session.is_host_tool(call["function"]["name"]):  # hermes-core's own tools run for real
                     session.run_tool(call)
                     self._ran.add(call["id"])
@@ -216,7 +224,8 @@ class Replayer:
             compactions=len(events.compactions), system_prompt_changes=self.prompt_changes,
             unexplained_prompt_changes=self.unexplained_changes, interrupted=interrupted,
             duration_s=time.perf_counter() - self._started, notes=self.notes + events.repairs,
-            warnings=list(self.host.warnings),
+            warnings=list(self.host.warnings), over_window_requests=self.over_window,
+            memory_tool_calls=self.memory_calls,
         )
         return self._result
 
@@ -232,9 +241,17 @@ class Replayer:
             self.invalid += 1
             record.invalid_requests.append(f"request {self.requests}: {problems[0]}")
         system = request.messages[0].get("content") if request.messages[0].get("role") == "system" else ""
+        window = self.host.config.model.context_length
+        if request.estimated_tokens > window:
+            self.over_window += 1
+            record.over_window.append(f"request {self.requests}: {request.estimated_tokens:,} tokens, over the "
+                                      f"{window:,}-token window")
         new = self.session.events.compactions[self._compactions_seen:]
         self._compactions_seen += len(new)
-        record.compactions.extend(_compaction_row(c, before_request=self.requests) for c in new)
+        overhead = self._overhead()
+        record.compactions.extend(_compaction_row(c, before_request=self.requests, overhead_before=self._last_overhead,
+                                                  overhead_after=overhead) for c in new)
+        self._last_overhead = overhead
         if self._last_system is not None and system != self._last_system:
             self.prompt_changes += 1
             record.system_prompt_changed = True
@@ -242,6 +259,12 @@ class Replayer:
                 self.unexplained_changes += 1
                 record.notes.append(f"request {self.requests}: system prompt changed without a compaction")
         self._last_system = str(system)
+
+    def _overhead(self) -> int:
+        """Tokens every request carries besides the history: the system prompt and the tool schemas,
+        counted as the session counts them, so compaction figures match the PEAK TOKENS column."""
+        prompt = estimate_message_tokens({"role": "system", "content": self.session.system_prompt})
+        return prompt + (len(json.dumps(self.session.tools)) // 4 if self.session.tools else 0)
 
     def _answer(self, tool_msg: Message, record: TurnRecord) -> None:
         cid = str(tool_msg.get("tool_call_id"))
@@ -290,11 +313,15 @@ def _session_ids(reply: Message, calls: list[dict[str, Any]]) -> dict[str, list[
     return ids
 
 
-def _compaction_row(compaction: Compaction, *, before_request: int) -> dict[str, Any]:
+def _compaction_row(compaction: Compaction, *, before_request: int, overhead_before: int = 0,
+                    overhead_after: int = 0) -> dict[str, Any]:
+    """One compaction, its token figures counted like a request (system prompt and tool schemas
+    included); ``history_tokens_*`` are the engine's own figures for the messages alone."""
     report = compaction.report
     return {
         "before_request": before_request, "trigger": compaction.trigger,
-        "tokens_before": report.tokens_before, "tokens_after": report.tokens_after,
+        "tokens_before": report.tokens_before + overhead_before, "tokens_after": report.tokens_after + overhead_after,
+        "history_tokens_before": report.tokens_before, "history_tokens_after": report.tokens_after,
         "messages_before": report.messages_before, "messages_after": report.messages_after,
         "summary_source": report.summary_source, "duration_s": round(report.duration_s, 4), "note": report.reason,
     }
@@ -306,7 +333,7 @@ def _delegated_task(call: dict[str, Any]) -> str:
     if fn.get("name") not in DELEGATION_TOOLS:
         return ""
     try:
-        args = json.loads(fn.get("arguments") or "{}")
+        args = loads_bounded(fn.get("arguments") or "{}", "delegation arguments")
     except ValueError:
         return ""
     if not isinstance(args, dict):

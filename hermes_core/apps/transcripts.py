@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_core.text.files import FileRefused, read_text_file
+from hermes_core.text.json_depth import MAX_TRANSCRIPT_DEPTH, JSONTooDeep, loads_bounded
+
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
+
 
 class TranscriptError(ValueError):
     """The file is not a readable chat transcript; the message says why in one line."""
@@ -23,13 +28,11 @@ def load_transcript(path: Path | str) -> Transcript:
     """Load a transcript; raise :class:`TranscriptError` naming the file and the problem."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_text_file(p, max_bytes=MAX_TRANSCRIPT_BYTES)
     except FileNotFoundError:
         raise TranscriptError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise TranscriptError(f"{p}: is a directory") from None
-    except UnicodeDecodeError as exc:
-        raise TranscriptError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    except FileRefused as exc:
+        raise TranscriptError(str(exc)) from None
     except OSError as exc:
         raise TranscriptError(f"{p}: cannot read: {exc.strerror or exc}") from None
     return parse_transcript(text, source=str(p), path=p)
@@ -40,7 +43,9 @@ def parse_transcript(text: str, *, source: str = "<input>", path: Path | None = 
     if not stripped:
         raise TranscriptError(f"{source}: empty file")
     try:
-        data: Any = json.loads(stripped)
+        data: Any = loads_bounded(stripped, source, MAX_TRANSCRIPT_DEPTH)
+    except JSONTooDeep as exc:
+        raise TranscriptError(f"{exc.msg}; is this a chat transcript?") from None
     except json.JSONDecodeError as first_error:
         data = _parse_jsonl(stripped, source, first_error)
     meta: dict[str, Any] = {}
@@ -70,7 +75,9 @@ def _parse_jsonl(text: str, source: str, first_error: json.JSONDecodeError) -> l
     out = []
     for n, line in enumerate(lines, 1):
         try:
-            out.append(json.loads(line))
+            out.append(loads_bounded(line, f"{source}: line {n}", MAX_TRANSCRIPT_DEPTH))
+        except JSONTooDeep as exc:
+            raise TranscriptError(f"{exc.msg}; is this a chat transcript?") from None
         except json.JSONDecodeError as exc:
             raise TranscriptError(f"{source}: not valid JSON or JSONL (line {n}: {exc.msg})") from None
     return out

@@ -1,8 +1,10 @@
 """The ``hermes-core`` command line.
 
 Each command lives in its own module with ``register(subparsers)`` and ``run(args)``.
-Errors print one line on stderr (a traceback only with ``--debug``); exit codes are 0 for
-success, 1 for a refused or failed operation, 2 for usage and config errors.
+Errors print one line on stderr (a traceback only with ``--debug``, which may appear
+anywhere on the command line); exit codes are 0 for success, 1 for a refused or failed
+operation, 2 for usage and config errors, 141 when stdout was closed early (``| head``),
+quietly. Each distinct warning prints once.
 """
 
 from __future__ import annotations
@@ -30,6 +32,40 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(f"hermes_core.cli.cmd_{name}")
         module.register(sub)
     return parser
+
+
+class _OncePerRun(logging.Filter):
+    """Drop a record whose level and text were already printed (config is read more than once)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[tuple[int, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.levelno, record.getMessage())
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+
+def _pop_debug(args: list[str]) -> tuple[list[str], bool]:
+    """``--debug`` wherever it is (before a ``--``), removed so every subparser accepts the rest."""
+    end = args.index("--") if "--" in args else len(args)
+    debug = "--debug" in args[:end]
+    return [a for i, a in enumerate(args) if not (i < end and a == "--debug")], debug
+
+
+def _quiet_broken_pipe() -> int:
+    """stdout was closed by the reader (``| head``): stop quietly, and keep the final flush quiet too."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
 
 
 class _LogFormatter(logging.Formatter):
@@ -64,23 +100,35 @@ def requested_command(args: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    args_list, debug = _pop_debug(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(requested_command(args_list))
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:
         return int(exc.code or 0)
+    args.debug = debug or args.debug
     handler = logging.StreamHandler()
     handler.setFormatter(_LogFormatter(args.debug))
-    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING, handlers=[handler])
+    handler.addFilter(_OncePerRun())
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING, handlers=[handler], force=True)
     if not args.command:
         parser.print_help()
         return 2
     try:
-        return int(args.run(args) or 0)
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except RecursionError:
+        if args.debug:
+            raise
+        print("error: the input is nested too deeply to process (RecursionError); rerun with --debug for details",
+              file=sys.stderr)
+        return 1
     except Exception as exc:
         if args.debug:
             raise

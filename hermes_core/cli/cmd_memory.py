@@ -1,7 +1,8 @@
 """``hermes-core memory``: show and edit MEMORY.md / USER.md through the ``memory`` tool.
 
 Edits go through the same tool call the model makes, so the CLI enforces the same rules
-(limits, scanning, locking) and prints the same JSON result. Exit code 1 when refused.
+(limits, scanning, locking). It prints what happened for a person; ``--json`` prints the
+tool's JSON result (which is written for the model) for scripts. Exit code 1 when refused.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     for edit in (add, replace, remove):
         edit.add_argument("--target", choices=TARGETS, default="memory", help="which store (default: memory)")
-        edit.add_argument("--json", action="store_true", help="accepted for scripts; edits always print JSON")
+        edit.add_argument("--json", action="store_true", help="print the tool's JSON result")
     p.set_defaults(run=run, memory_parser=p)
 
 
@@ -63,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
         if action in ("add", "replace"):
             call["content"] = args.content
         result = _call(host, call)
-        emit_json(result)
+        if args.json:
+            emit_json(result)
+        else:
+            _print_edit(result)
         return 0 if result.get("success") is True else 1
     finally:
         host.close()
@@ -101,3 +105,26 @@ def _print_store(target: str, result: dict[str, Any]) -> None:
             print(f"      {line}")
     if not entries:
         print("  (empty)")
+
+
+def _print_edit(result: dict[str, Any]) -> None:
+    """One line for a person: what happened to which file, and its usage; refusals on stderr."""
+    import sys
+
+    name = "USER.md" if result.get("target") == "user" else "MEMORY.md"
+    if result.get("success") is True:
+        count = result.get("entry_count", "?")
+        print(f"{name}: {result.get('message') or 'done.'}  ({result.get('usage')}, "
+              f"{count} entr{'y' if count == 1 else 'ies'})")
+        return
+    print(f"error: {name}: {result.get('error')}", file=sys.stderr)
+    if result.get("remediation"):
+        print(f"  fix: {result['remediation']}", file=sys.stderr)
+    for key, label in (("matches", "matches"), ("current_entries", "entries")):
+        values = result.get(key) or []
+        if values:
+            print(f"  {label}:", file=sys.stderr)
+            for value in values:
+                print(f"    - {str(value).splitlines()[0] if str(value) else ''}", file=sys.stderr)
+    if result.get("backup"):
+        print(f"  a copy of the file is at {result['backup']}", file=sys.stderr)

@@ -29,8 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true", help="machine-readable result")
     p.add_argument("--plot", type=Path, metavar="FILE.svg", help="draw prompt tokens per request as SVG")
     p.add_argument("--live", action="store_true",
-                   help="use $HERMES_HOME itself: the transcript's memory writes and engine state are kept "
-                        "(default: a scratch copy that is thrown away)")
+                   help="use $HERMES_HOME itself and its external memory provider: the transcript's memory writes "
+                        "and engine state are kept (default: a scratch copy that is thrown away, external memory "
+                        "providers off)")
     p.set_defaults(run=run)
 
 
@@ -42,6 +43,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--context-length must be a positive number of tokens", code=2)
     if args.plot and not args.plot.resolve().parent.is_dir():
         raise CommandError(f"--plot: directory {args.plot.parent} does not exist", code=2)
+    if args.plot and args.plot.suffix.lower() != ".svg":
+        raise CommandError(f"--plot: {args.plot.name}: only SVG is drawn (no imaging library is a dependency); "
+                           f"use a .svg name, then convert it if you need {args.plot.suffix or 'another format'} "
+                           "(e.g. rsvg-convert -o plot.png plot.svg)", code=2)
     try:
         transcript = load_transcript(args.file)
     except TranscriptError as exc:
@@ -67,7 +72,7 @@ def scratch_home(home: Path) -> Iterator[Path]:
             if (home / name).is_file():
                 shutil.copy2(home / name, scratch / name)
         if (home / "memories").is_dir():
-            shutil.copytree(home / "memories", scratch / "memories", ignore=shutil.ignore_patterns("*.lock", "*.tmp"))
+            shutil.copytree(home / "memories", scratch / "memories", ignore=_not_plain_files)
         for name in ("skills", "plugins"):
             if (home / name).is_dir():
                 (scratch / name).symlink_to(home / name, target_is_directory=True)
@@ -82,11 +87,29 @@ def scratch_home(home: Path) -> Iterator[Path]:
                 os.environ["HERMES_HOME"] = previous
 
 
+def _not_plain_files(directory: str, names: list[str]) -> set[str]:
+    """What the scratch copy leaves out: locks, temp files, and anything that is not a regular
+    file or a directory (copying a FIFO would hang; a link would be followed out of the home)."""
+    import stat
+
+    skipped = set(shutil.ignore_patterns("*.lock", "*.tmp")(directory, names))
+    for name in names:
+        try:
+            mode = os.lstat(os.path.join(directory, name)).st_mode
+        except OSError:
+            skipped.add(name)
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            skipped.add(name)
+    return skipped
+
+
 def replay_and_report(args: argparse.Namespace, transcript: Transcript, scratch: Path | None = None) -> int:
     from hermes_core.apps.replay import Replayer
     from hermes_core.cli.common import host_from_args
 
-    host = host_from_args(args)
+    turned_off = [] if scratch is None else _external_providers(args)
+    host = host_from_args(args, extra_overrides={"memory.provider": ""} if scratch is not None else None)
     try:
         replayer = Replayer(transcript, host, session_id=f"replay-{args.file.stem}")
     except TranscriptError as exc:
@@ -103,16 +126,45 @@ def replay_and_report(args: argparse.Namespace, transcript: Transcript, scratch:
     if args.plot:
         args.plot.write_text(render_svg(result), encoding="utf-8")
     if args.json:
-        emit_json({**result.to_dict(), "home": "live" if scratch is None else "scratch"})
+        emit_json({**result.to_dict(), "home": "live" if scratch is None else "scratch",
+                   "external_providers_off": turned_off})
     else:
         print_timeline(result)
         if scratch is None:
             print("home: live ($HERMES_HOME); memory writes and engine state from this replay were kept")
+        if turned_off:
+            print(f"external memory provider(s) {', '.join(turned_off)} turned off for this replay, so the "
+                  "transcript is not sent to them (--live uses them)")
         if args.plot:
             print(f"plot written to {args.plot}")
     if interrupted:
         return 130
     return 0 if result.ok else 1
+
+
+def _external_providers(args: argparse.Namespace) -> list[str]:
+    """The external memory providers config.yaml selects (after migrations, as the host would)."""
+    from hermes_core.cli.common import config_file
+    from hermes_core.config.raw import BUILTIN_PROVIDER, ConfigError, load_raw_config, split_names
+
+    try:
+        memory = load_raw_config(config_file(args)).get("memory")
+    except (ConfigError, CommandError):
+        return []
+    names = split_names(memory.get("provider") if isinstance(memory, dict) else None)
+    return [n for n in names if n != BUILTIN_PROVIDER]
+
+
+LEGEND = (
+    "Columns: TURN = user turn; USER = its first words; CALLS = requests sent to the model in the turn;",
+    "  PEAK TOKENS = the turn's largest request (system prompt + tool schemas + messages, estimated the same",
+    "  way in every figure below); MSGS = history length after the turn; COMPACTIONS = compactions before a",
+    "  request of the turn; MEM WRITES = writes of hermes-core's memory tool; SYSTEM PROMPT = 'changed' when",
+    "  it was rebuilt (after a compaction, the only time it may change).",
+    "Words: 'preflight' compaction = ran before sending a request that would not fit; 'post-response' = after",
+    "  a reply whose usage passed the threshold. 'API-valid' = the request passes the checks an OpenAI-",
+    "  compatible API applies (every tool call answered, no orphan results, roles in order).",
+)
 
 
 def print_timeline(result: ReplayResult) -> None:
@@ -124,6 +176,10 @@ def print_timeline(result: ReplayResult) -> None:
         for t in result.turns
     ]
     table(rows, ("TURN", "USER", "CALLS", "PEAK TOKENS", "MSGS", "COMPACTIONS", "MEM WRITES", "SYSTEM PROMPT"))
+    print()
+    for line in LEGEND:
+        print(line)
+    empty = _empty_columns(result)
     events = [
         f"turn {t.turn}, before call {c['before_request']}: {c['trigger']} compaction "
         f"{c['tokens_before']:,} -> {c['tokens_after']:,} tokens, {c['messages_before']} -> {c['messages_after']} "
@@ -134,7 +190,8 @@ def print_timeline(result: ReplayResult) -> None:
     events += [f"turn {t.turn}: delegation reported to providers: {task}"
                for t in result.turns for task in t.delegations]
     events += [f"turn {t.turn}: {note}" for t in result.turns for note in t.invalid_requests + t.notes]
-    events += [f"note: {note}" for note in result.notes] + [f"warning: {w}" for w in result.warnings]
+    events += [f"turn {t.turn}: {note}" for t in result.turns for note in t.over_window]
+    events += [f"note: {note}" for note in result.notes + empty]  # warnings were logged once already
     if result.engine_status.get("blocked"):
         events.append(f"engine: automatic compaction is blocked: {result.engine_status['blocked']}")
     if events:
@@ -150,8 +207,26 @@ def print_timeline(result: ReplayResult) -> None:
     )
     status = "interrupted: state saved; " if result.interrupted else ""
     plural = "" if result.compactions == 1 else "s"
-    print(f"{status}{result.requests} requests, {valid}; {result.compactions} compaction{plural}; {stability}; "
-          f"{result.duration_s:.2f}s")
+    window = f"; {result.over_window_requests} OVER THE WINDOW" if result.over_window_requests else ""
+    print(f"{status}{result.requests} requests, {valid}{window}; {result.compactions} compaction{plural}; "
+          f"{stability}; {result.duration_s:.2f}s")
+
+
+def _empty_columns(result: ReplayResult) -> list[str]:
+    """Why a column is all zeros, so an empty column reads as information, not a bug."""
+    notes = []
+    if not any(t.memory_writes for t in result.turns):
+        if not result.memory_tool_calls:
+            notes.append("MEM WRITES is 0 everywhere: the transcript never calls hermes-core's 'memory' tool "
+                         "(its own tools are replayed from the recorded results, not run)")
+        else:
+            notes.append(f"MEM WRITES is 0 everywhere: the transcript's {result.memory_tool_calls} 'memory' "
+                         "call(s) were reads or were refused (see --json)")
+    if not result.compactions:
+        peak = max((t.prompt_tokens for t in result.turns), default=0)
+        notes.append(f"COMPACTIONS is 0 everywhere: the largest request ({peak:,} tokens) stayed under the "
+                     f"threshold ({result.threshold_tokens:,}); try --context-length to see compaction")
+    return notes
 
 
 def render_svg(result: ReplayResult, width: int = 820, height: int = 360) -> str:
@@ -159,7 +234,8 @@ def render_svg(result: ReplayResult, width: int = 820, height: int = 360) -> str
     points = [tokens for turn in result.turns for tokens in turn.request_tokens]
     left, right, top, bottom = 70, 20, 40, 50
     plot_w, plot_h = width - left - right, height - top - bottom
-    y_max = max([*points, result.threshold_tokens, 1]) * 1.1
+    ticks = nice_ticks(max([*points, result.threshold_tokens, 1]))
+    y_max = ticks[-1]
     n = max(len(points), 2)
 
     def x(i: float) -> float:  # i: 1-based request number
@@ -177,9 +253,9 @@ def render_svg(result: ReplayResult, width: int = 820, height: int = 360) -> str
         f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="black"/>',
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="black"/>',
     ]
-    for k in range(5):
-        value = y_max / 1.1 * k / 4
-        out.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{int(value):,}</text>')
+    for value in ticks:
+        out.append(f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">{value:,}</text>')
+        out.append(f'<line x1="{left}" y1="{y(value):.1f}" x2="{left + plot_w}" y2="{y(value):.1f}" stroke="#eee"/>')
     out.append(f'<text x="{left + plot_w / 2}" y="{height - 12}" text-anchor="middle">request</text>')
     if result.threshold_tokens:
         ty = y(result.threshold_tokens)
@@ -203,5 +279,27 @@ def render_svg(result: ReplayResult, width: int = 820, height: int = 360) -> str
                        f'stroke-dasharray="2 2"><title>{escape(c["trigger"])} compaction: '
                        f'{c["tokens_before"]:,} -> {c["tokens_after"]:,} tokens</title></line>')
             out.append(f'<circle cx="{cx:.1f}" cy="{y(c["tokens_after"]):.1f}" r="4" fill="#d62728"/>')
+    lx, ly = left + 10, top + 8  # legend, top left inside the plot
+    out.append(f'<rect x="{lx - 4}" y="{ly - 10}" width="250" height="50" fill="white" stroke="#ccc"/>')
+    out.append(f'<line x1="{lx}" y1="{ly}" x2="{lx + 20}" y2="{ly}" stroke="#1f77b4" stroke-width="1.5"/>'
+               f'<text x="{lx + 26}" y="{ly + 4}">prompt tokens per request (estimated)</text>')
+    out.append(f'<line x1="{lx}" y1="{ly + 14}" x2="{lx + 20}" y2="{ly + 14}" stroke="#999" stroke-dasharray="4 3"/>'
+               f'<text x="{lx + 26}" y="{ly + 18}">compaction threshold</text>')
+    out.append(f'<circle cx="{lx + 10}" cy="{ly + 28}" r="4" fill="#d62728"/>'
+               f'<text x="{lx + 26}" y="{ly + 32}">compaction (tokens after it)</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def nice_ticks(top: float, count: int = 5) -> list[int]:
+    """Round y-axis ticks from 0 to at least ``top``: steps of 1, 2, 2.5 or 5 times a power of ten."""
+    import math
+
+    raw = max(top, 1) / (count - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    step = max(1, int(step))
+    n = math.ceil(top / step)
+    if n * step == top:
+        n += 1  # keep the highest line off the frame
+    return [k * step for k in range(n + 1)]

@@ -72,9 +72,10 @@ def list_tools(host: PluginHost, as_json: bool) -> int:
 
 def call_tool(host: PluginHost, args: argparse.Namespace) -> int:
     from hermes_core.session.session import Session
+    from hermes_core.text.json_depth import loads_bounded
 
     try:
-        parsed = json.loads(args.arguments)
+        parsed = loads_bounded(args.arguments, "the tool arguments")
     except json.JSONDecodeError as exc:
         raise CommandError(f"arguments are not valid JSON: {exc.msg} (column {exc.colno})", code=2) from None
     if not isinstance(parsed, dict):

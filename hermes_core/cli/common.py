@@ -40,11 +40,13 @@ def load(args: argparse.Namespace) -> LoadedConfig:
     return loaded
 
 
-def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
+def host_from_args(args: argparse.Namespace, extra_overrides: dict[str, Any] | None = None,
+                   **kwargs: Any) -> PluginHost:
     """Build a host the way the CLI flags say (``--config``, ``--engine``, ``--context-length``).
 
-    Without ``--config``, config.yaml comes from ``$HERMES_HOME`` and plugins' one-time
-    migrations run, exactly as for ``Session.open()``.
+    Without ``--config``, config.yaml comes from ``$HERMES_HOME``; plugins' one-time
+    migrations apply in memory only (a command never rewrites the user's config: that is
+    ``hermes-core config migrate``, or the first ``Session.open()``).
     """
     from hermes_core.plugin.host import build_host
 
@@ -53,5 +55,7 @@ def host_from_args(args: argparse.Namespace, **kwargs: Any) -> PluginHost:
         overrides["context.engine"] = args.engine
     if getattr(args, "context_length", None):
         overrides["model.context_length"] = int(args.context_length)
+    overrides.update(extra_overrides or {})
     explicit = explicit_config(args)
+    kwargs.setdefault("save_migrations", False)
     return build_host(home=hermes_home(), config_path=explicit, overrides=overrides, **kwargs)

@@ -94,12 +94,18 @@ class AuxiliaryConfig(_Section):
 
 
 class SkillsConfig(_Section):
+    """``index_max_chars`` caps the skills index in the prompt: past it, descriptions shorten."""
+
     external_dirs: list[str] = Field(default_factory=list)
+    index_max_chars: int = Field(64_000, ge=1000)
 
 
 class PromptConfig(_Section):
+    """``identity`` replaces the default "You are Hermes Agent..." (``SOUL.md`` still wins)."""
+
     platform: str = "cli"
     context_file_max_chars: int = Field(20_000, gt=100)
+    identity: str = ""
 
 
 class HooksConfig(_Section):
@@ -240,9 +246,13 @@ MIGRATIONS_STATE = "migrations.json"
 
 
 def applied_migrations(home: Path) -> set[str]:
+    """Ids recorded in ``state/migrations.json``; unreadable (or a FIFO, a link) counts as none."""
+    from hermes_core.text.files import read_bytes_file
+
     try:
-        return set(json.loads((home / "state" / MIGRATIONS_STATE).read_text()))
-    except (OSError, ValueError, TypeError):
+        data = read_bytes_file(home / "state" / MIGRATIONS_STATE, max_bytes=1024 * 1024, follow_symlinks=False)
+        return {str(x) for x in json.loads(data)}
+    except (OSError, ValueError, TypeError, RecursionError):
         return set()
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 BUILTIN_PROVIDER = "builtin"
+MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few KB; a FIFO or /dev/zero is refused before this
 
 
 class ConfigError(Exception):
@@ -19,12 +20,16 @@ class ConfigError(Exception):
 
 def load_raw_config(path: Path) -> dict[str, Any]:
     """The YAML mapping in ``path`` ({} if missing); ConfigError if unreadable."""
+    from hermes_core.text.files import FileRefused, read_text_file
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path, max_bytes=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    except FileRefused as exc:
+        raise ConfigError(f"cannot read config: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
     import yaml  # only when there is a file to parse: keeps `hermes-core plugins` quick
 
     try:
@@ -38,6 +43,10 @@ def load_raw_config(path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level, got {type(data).__name__}")
+    from hermes_core.text.json_depth import MAX_JSON_DEPTH, depth_exceeds
+
+    if depth_exceeds(data, MAX_JSON_DEPTH):
+        raise ConfigError(f"{path}: nested deeper than {MAX_JSON_DEPTH} levels; config is a few levels deep")
     return data
 
 

@@ -142,6 +142,7 @@ class MemoryManager:
         self.providers.append(provider)
         self._bridges.append(bridge)
         self._tools_known = False
+        log.info("memory provider '%s' active", provider.name)
         return True
 
     def _warn_once(self, message: str) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, cast
 
-from hermes_core.config.migrations import apply_config_migrations
+from hermes_core.config.migrations import MigrationReport, apply_config_migrations
 from hermes_core.config.models import ConfigError, HermesConfig, validate_section, with_overrides
 from hermes_core.config.paths import hermes_home
 from hermes_core.config.raw import BUILTIN_PROVIDER, env_flag
@@ -66,8 +66,11 @@ class PluginHost:
         migrate_raw: dict[str, Any] | None = None,
         overrides: dict[str, Any] | None = None,
         config_source: str = "config",
+        save_migrations: bool = True,
     ) -> None:
         self.config_source = config_source  # named in errors about plugin sections
+        self.save_migrations = save_migrations
+        self.migration_report: MigrationReport | None = None
         self.overrides = dict(overrides or {})
         self.config = with_overrides(config, self.overrides)
         self.home = home
@@ -150,13 +153,24 @@ class PluginHost:
     def _run_migrations(self, raw: dict[str, Any]) -> None:
         answers = self.pm.hook.hermes_config_migrations()
         migrations = [m for answer in reversed(answers) for m in answer or ()]
-        if migrations and apply_config_migrations(self.home, raw, migrations):
-            from hermes_core.config.models import load_config
-
-            self.config = with_overrides(load_config(None, home=self.home).config, self.overrides)
-            self.disabled = self.config.disabled_plugins()
-            self.bounds = self._bounds()
-            self.summarizers = SummarizerTable(self.pm.hook, self.config, self._warn)
+        if not migrations:
+            return
+        report = apply_config_migrations(self.home, raw, migrations, save=self.save_migrations)
+        self.migration_report = report
+        if not report or (not report.saved and not report.changes):
+            return  # nothing to do, or nothing but explicit values kept: no need to say so on every command
+        config_log = logging.getLogger("hermes_core.config")
+        if report.saved:
+            config_log.warning("config migration(s) %s saved to %s: %s", ", ".join(report.applied), report.path,
+                               "; ".join(report.lines()))
+        else:
+            config_log.warning("config.yaml has pending migration(s) %s (%s), applied in memory only; "
+                               "run `hermes-core config migrate` to save them", ", ".join(report.applied),
+                               "; ".join(report.lines()))
+        self.config = with_overrides(validate_section(HermesConfig, raw, source=self.config_source), self.overrides)
+        self.disabled = self.config.disabled_plugins()
+        self.bounds = self._bounds()
+        self.summarizers = SummarizerTable(self.pm.hook, self.config, self._warn)
 
     def _collect_inprocess_registrations(self) -> None:
         for hook, table, kind, base in (
@@ -490,13 +504,15 @@ def build_host(
     providers: dict[str, type[MemoryProvider]] | None = None,
     strict: bool | None = None,
     overrides: dict[str, Any] | None = None,
+    save_migrations: bool = True,
 ) -> PluginHost:
     """Build a host from ``config``, or from config.yaml (``config_path``, else in ``home``).
 
     When config comes from ``$HERMES_HOME/config.yaml``, plugins' one-time migrations run
     after general plugins load and before the engine and providers are selected.
     ``overrides`` are dotted keys applied on top (``{"context.engine": "lcm"}``), also
-    after a migration re-read the file.
+    after a migration re-read the file. ``save_migrations=False`` (read-only commands)
+    applies them in memory only and never writes.
     """
     from hermes_core.config.models import load_config
 
@@ -521,4 +537,5 @@ def build_host(
         migrate_raw=raw,
         overrides=overrides,
         config_source=source,
+        save_migrations=save_migrations,
     )

@@ -34,7 +34,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from hermes_core.memory.fencing import build_memory_context_block
 from hermes_core.records import CompactionResult, PromptContext, TurnReport
 from hermes_core.session.prompt import build_system_prompt
+from hermes_core.text.json_depth import check_depth, loads_bounded
 from hermes_core.text.messages import last_user_index, text_of, tool_call_ids
+from hermes_core.text.sdk_messages import as_chat_message, usage_of
 from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
@@ -91,6 +93,9 @@ class SessionEvents:
     repairs: list[str] = field(default_factory=list)
 
 
+HOST_OPTIONS = ("plugins", "engines", "providers", "overrides", "load_entrypoints", "strict")
+
+
 class Session:
     """One conversation driven through the host's engine and memory providers."""
 
@@ -139,10 +144,16 @@ class Session:
 
     @classmethod
     def open(cls, config: HermesConfig | None = None, *, home: Path | None = None, **kwargs: Any) -> Session:
-        """Build a host from config (``$HERMES_HOME/config.yaml`` by default) and start a session."""
+        """Build a host from config (``$HERMES_HOME/config.yaml`` by default) and start a session.
+
+        Host options (``plugins=[obj, ...]``, ``engines``, ``providers``, ``overrides``,
+        ``load_entrypoints``, ``strict``) go to :func:`build_host`; the rest to the session.
+        Pending config migrations are saved here (and said in the ``hermes_core.config`` log).
+        """
         from hermes_core.plugin.host import build_host
 
-        return cls(build_host(config, home=home), **kwargs)
+        host_options = {k: kwargs.pop(k) for k in HOST_OPTIONS if k in kwargs}
+        return cls(build_host(config, home=home, **host_options), **kwargs)
 
     def __enter__(self) -> Session:
         return self
@@ -205,12 +216,14 @@ class Session:
         The returned calls are the recorded ones, in the reply's order: a missing id or one
         this conversation already used is replaced, so answer them by the returned ids.
         Missing usage falls back to the last request's token estimate. A reply without tool
-        calls ends the turn: providers sync it and prefetch for the next one.
+        calls ends the turn: providers sync it and prefetch for the next one. ``message`` may
+        be a dict or an OpenAI/Anthropic SDK object (a completion, or its message).
         """
         self._check_open()
         if not self.awaiting_response():
             raise SessionError("no request is outstanding: start a turn or answer the tool calls first")
-        reply = self._normalize_reply(message)
+        usage = usage if usage is not None else usage_of(message)  # an SDK completion carries its usage
+        reply = self._normalize_reply(as_chat_message(message))
         self.messages.append(reply)
         usage = dict(usage or {})
         self._last_usage = usage
@@ -241,7 +254,12 @@ class Session:
         if call_id not in self.open_tool_calls():  # checked first: a tool must not run for nothing
             raise SessionError(f"no open tool call with id {call_id!r}")
         fn = call.get("function") or {}
-        result = self.call_tool(str(fn.get("name") or ""), fn.get("arguments"))
+        name = str(fn.get("name") or "")
+        try:
+            result = self.call_tool(name, fn.get("arguments"))
+        except Exception as exc:  # the call is answered whatever happens, or the next request() fails
+            log.warning("tool %s failed: %s: %s", name, type(exc).__name__, exc)
+            result = json.dumps({"error": f"Tool '{name}' failed: {type(exc).__name__}: {exc}"})
         self.add_tool_result(call_id, result)
         return result
 
@@ -252,7 +270,9 @@ class Session:
     def call_tool(self, name: str, arguments: str | dict[str, Any] | None) -> str:
         """Run a host tool outside the history (``hermes-core tools call``); a JSON string."""
         try:
-            args = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else arguments or {}
+            what = f"the arguments of tool '{name}'"
+            args = (loads_bounded(arguments, what) if isinstance(arguments, str) and arguments.strip()
+                    else check_depth(arguments or {}, what))
         except json.JSONDecodeError as exc:
             return json.dumps({"error": f"Invalid JSON arguments for tool '{name}': {exc.msg}"})
         if not isinstance(args, dict):
@@ -327,6 +347,8 @@ class Session:
     def _begin(self, reason: str) -> None:
         self.host.on_session_start(self.id)
         self.host.memory.initialize_all(self.id)
+        log.info("session %s %s: engine %s, memory providers: %s", self.id, reason, self.host.engine.name,
+                 ", ".join(p.name for p in self.host.memory.providers) or "none")
         self._rebuild_prompt(reason)
 
     def _end_for_providers(self) -> None:
@@ -401,6 +423,9 @@ class Session:
         done = Compaction(self.turn, trigger, result)
         self.events.compactions.append(done)
         self._turn_compactions += 1
+        log.info("session %s turn %d: %s compaction by %s: %d -> %d history tokens, %d -> %d messages, summary: %s",
+                 self.id, self.turn, trigger, result.engine, result.tokens_before, result.tokens_after,
+                 result.messages_before, result.messages_after, result.summary_source)
         self._compacted = True
         self._rebuild_prompt("compaction")
         return done

@@ -13,8 +13,9 @@ Use it from any engine's tests::
 
 ``engine_factory(cls, home)`` builds the engine offline (deterministic summarizer) for a
 given context length; any ``callable(context_length) -> ContextEngine`` works instead.
-``corpus_cases()`` finds the corpus via ``$HERMES_CORPUS`` or ``shared/corpus/transcripts``
-above the current directory.
+``corpus_cases()`` finds a corpus via ``$HERMES_CORPUS`` or ``shared/corpus/transcripts``
+above the current directory (a larger one), else uses the seven real transcripts shipped in
+``hermes_core/testing/corpus`` (347 KB, MIT; sources in its README), so it always runs.
 
 :func:`check_engine` returns a list of human-readable problems (empty means conformant).
 It checks, on a fresh engine per phase: below the threshold ``compress()`` is a no-op;
@@ -84,9 +85,18 @@ def engine_factory(
     return build
 
 
-def corpus_dir(start: Path | None = None) -> Path | None:
-    """The real-transcript corpus: ``$HERMES_CORPUS`` or ``shared/corpus/transcripts`` found
-    by walking up from ``start`` (default: the current directory and this package)."""
+SHIPPED_CORPUS = Path(__file__).resolve().parent / "corpus"
+
+
+def shipped_corpus() -> Path:
+    """The small real-transcript corpus inside this package (seven files, MIT; see its README)."""
+    return SHIPPED_CORPUS
+
+
+def corpus_dir(start: Path | None = None, *, shipped: bool = True) -> Path | None:
+    """The real-transcript corpus: ``$HERMES_CORPUS``, else ``shared/corpus/transcripts`` found
+    by walking up from ``start`` (default: the current directory and this package), else the
+    corpus shipped in ``hermes_core.testing`` (unless ``shipped=False``)."""
     env = os.environ.get("HERMES_CORPUS")
     if env:
         return Path(env) if Path(env).is_dir() else None
@@ -96,7 +106,7 @@ def corpus_dir(start: Path | None = None) -> Path | None:
             candidate = parent / "shared" / "corpus" / "transcripts"
             if candidate.is_dir():
                 return candidate
-    return None
+    return SHIPPED_CORPUS if shipped and SHIPPED_CORPUS.is_dir() else None
 
 
 def corpus_cases(directory: Path | None = None, lengths: tuple[int, ...] = CONTEXT_LENGTHS) -> list[Any]:

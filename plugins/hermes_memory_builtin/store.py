@@ -2,10 +2,14 @@
 
 Several agent processes may share one ``$HERMES_HOME`` (gateway, cron, CLI), so every
 mutation takes an exclusive ``flock`` on a sidecar ``<file>.lock``, re-reads the file under
-it, and replaces the file atomically (temp file in the same directory, fsync, rename,
-fsync of the directory). Readers take no lock: a rename is atomic, so they see either the
-old or the new file, never a partial one. ``flock`` locks die with their process, so a
-lock left behind by a crashed writer never blocks anyone.
+it, and replaces the file atomically (a fixed temp name in the same directory, fsync,
+rename, fsync of the directory). That is the whole critical section: one lock, one read,
+two fsyncs. Readers take no lock: a rename is atomic, so they see either the old or the
+new file, never a partial one. ``flock`` locks die with their process, so a lock left
+behind by a crashed writer never blocks anyone.
+
+The files are opened without following symlinks and only when they are regular files
+(a FIFO would hang, a link could pull in ``/etc/passwd``), with a size cap.
 """
 
 from __future__ import annotations
@@ -13,16 +17,21 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import tempfile
+import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from hermes_core.text.files import FileRefused, decode_utf8, file_kind, keep_owner, read_bytes_file
+
 ENTRY_DELIMITER = "\n§\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 LOCK_TIMEOUT_S = 10.0
+POLL_START_S, POLL_MAX_S = 0.0002, 0.001
+LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+MAX_FILE_BYTES = 64 * 1024 * 1024  # far past any limit; a bigger file is not a memory store
 
 T = TypeVar("T")
 
@@ -37,6 +46,10 @@ class MemoryStoreError(Exception):
 
 class MemoryFileError(MemoryStoreError):
     """The file on disk cannot be used as it is (not UTF-8, or it would not round-trip)."""
+
+
+class MemoryFileRefused(MemoryFileError):
+    """The path is not a usable file at all (a symlink, FIFO, device, too large): never backed up."""
 
 
 class MemoryWriteError(MemoryStoreError):
@@ -70,13 +83,13 @@ def entry_problem(content: str) -> str | None:
     return None
 
 
-def drift_reason(text: str) -> str | None:
+def drift_reason(text: str, entries: list[str] | None = None) -> str | None:
     """Why a file's text would not survive parse + serialize unchanged, or ``None``.
 
     Size is not drift: an entry longer than the limit (the limit was lowered, or the file
     edited) round-trips fine, and the operations let an over-limit store shrink.
     """
-    entries = parse(text)
+    entries = parse(text) if entries is None else entries
     if "\r" in text:
         return "it has Windows (CRLF) line endings or stray carriage returns"
     if serialize(entries) != text.strip():
@@ -100,19 +113,24 @@ class MemoryStore:
     # -- reading --------------------------------------------------------------------
 
     def read_text(self, target: str) -> str:
-        """The file's text; ``""`` when it does not exist. Raises on non-UTF-8 bytes."""
+        """The file's text; ``""`` when it does not exist. Raises on anything that is not a
+        regular UTF-8 file of sane size (a leading byte-order mark is dropped)."""
         path = self.path(target)
         try:
-            data = path.read_bytes()
+            data = read_bytes_file(path, max_bytes=MAX_FILE_BYTES, follow_symlinks=False)
         except FileNotFoundError:
             return ""
+        except FileRefused as exc:
+            raise MemoryFileRefused(f"Cannot use {exc}. It was left untouched.",
+                                    remediation=exc.fix or f"Fix {path} and retry.") from None
         except OSError as exc:
             raise MemoryFileError(f"Cannot read {path}: {exc.strerror or exc}.") from None
         try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
+            return decode_utf8(data, path)
+        except FileRefused:
+            bad = _first_bad_byte(data)
             raise MemoryFileError(
-                f"{path.name} is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}).",
+                f"{path.name} is not valid UTF-8 (byte 0x{data[bad]:02x} at offset {bad}).",
                 remediation=f"Fix the encoding of {path} (or move it away) and retry; it was left untouched.",
             ) from None
 
@@ -130,15 +148,17 @@ class MemoryStore:
         """
         path = self.path(target)
         self._ensure_directory()
-        with self._locked(path):
-            self._remove_stale_temp_files(path)
+        with self._locked(path) as dir_fd:
             try:
                 text = self.read_text(target)
+            except MemoryFileRefused as exc:
+                raise MemoryFileRefused(f"Refusing to write {path.name}: {exc}", **exc.details) from None
             except MemoryFileError as exc:
                 backup = self._backup(path)
                 raise MemoryFileError(f"Refusing to write {path.name}: {exc}", backup=str(backup),
                                       **exc.details) from None
-            reason = drift_reason(text)
+            before = parse(text)
+            reason = drift_reason(text, before)
             if reason:
                 backup = self._backup(path)
                 raise MemoryFileError(
@@ -151,47 +171,70 @@ class MemoryStore:
                         f"A copy of the current file is at {backup}."
                     ),
                 )
-            before = parse(text)
             after, result = change(list(before))
             if after != before:
-                self._write_atomic(path, serialize(after) + "\n" if after else "")
+                self._write_atomic(path, serialize(after) + "\n" if after else "", dir_fd)
             return result
 
     def _ensure_directory(self) -> None:
+        if self.directory.is_dir():
+            return
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(self.directory, os.O_RDONLY)
+            try:
+                keep_owner(fd, self.directory.parent)
+            finally:
+                os.close(fd)
         except OSError as exc:
             raise MemoryWriteError(
                 f"Cannot create the memory directory {self.directory}: {exc.strerror or exc}. Nothing was saved."
             ) from None
 
     @contextmanager
-    def _locked(self, path: Path) -> Iterator[None]:
+    def _locked(self, path: Path) -> Iterator[int]:
         """Hold exclusive flocks on the memory directory and on ``<file>.lock``.
 
         The sidecar ``.lock`` is the documented lock other tools use. It alone is not
         enough: if someone deletes it as "stale" while a writer holds it, the next writer
         locks a fresh file and both write at once, losing entries. The directory cannot
-        be removed that way, so every writer here also locks it first.
+        be removed that way, so every writer here locks it first; the sidecar is then
+        uncontended (a few microseconds: only one lock is ever waited for). Waiting is
+        polling: a blocking ``flock`` in a helper thread (to honour the timeout) measured
+        slower from 8 processes, all waiters waking at once on 2 cores.
         """
         deadline = time.monotonic() + self.lock_timeout
-        dir_fd = self._flock(self.directory, os.O_RDONLY, deadline, path)
+        dir_fd = self._flock(self.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, deadline, path)
         try:
-            lock_fd = self._flock(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, deadline, path)
+            lock_fd = self._flock(path.with_name(path.name + ".lock"), LOCK_FLAGS, deadline, path)
             try:
-                yield
+                yield dir_fd  # also what the write fsyncs: no second open of the directory
             finally:
                 os.close(lock_fd)  # closing a descriptor releases its lock
         finally:
             os.close(dir_fd)
 
     def _flock(self, target: Path, flags: int, deadline: float, path: Path) -> int:
-        """Open ``target`` and take an exclusive flock on it, polling until ``deadline``."""
+        """Open ``target`` (a lock file never through a symlink) and take an exclusive flock by ``deadline``."""
         try:
             fd = os.open(target, flags, 0o600)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise MemoryWriteError(
+                    f"The lock {target} is a symbolic link; it is not followed (that would create or lock its "
+                    f"target). Remove it (rm '{target}'): it is recreated as needed. Nothing was saved.") from None
             raise MemoryWriteError(f"Cannot open the lock {target}: {_describe(exc)}. Nothing was saved.") from None
-        delay = 0.0002
+        try:
+            if flags & os.O_CREAT:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    raise MemoryWriteError(f"The lock {target} is {file_kind(st.st_mode)}, not a regular file. "
+                                           f"Remove it (rm '{target}'): it is recreated as needed. Nothing was saved.")
+                keep_owner(fd, path)  # a lock root creates must stay usable by the owner
+        except BaseException:
+            os.close(fd)
+            raise
+        delay = POLL_START_S
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -204,36 +247,44 @@ class MemoryStore:
                         f"{target}). Nothing was saved; retry shortly."
                     ) from None
                 time.sleep(delay)
-                delay = min(delay * 2, 0.001)
+                delay = min(delay * 2, POLL_MAX_S)
 
-    def _write_atomic(self, path: Path, text: str) -> None:
-        tmp = ""
+    def _write_atomic(self, path: Path, text: str, dir_fd: int) -> None:
+        """Write a fixed temp name, fsync, rename over ``path``, fsync the directory.
+
+        Only the lock holder writes, so one fixed name is enough: a temp file left by a
+        writer killed mid-write is truncated and reused by the next one, with no directory
+        listing. A write as root keeps the file owned by the owner of the file (or of its
+        directory), so the user can still read their memory.
+        """
+        tmp = path.with_name(f".{path.name}.write.tmp")
+        created = False
         try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            created = True
+            try:
+                keep_owner(fd, path)
+                view = memoryview(text.encode("utf-8"))
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             os.replace(tmp, path)
-            tmp = ""
-            _fsync_directory(path.parent)
+            created = False
+            os.fsync(dir_fd)  # make the rename itself durable
         except OSError as exc:
             raise MemoryWriteError(
                 f"Could not save {path.name}: {_describe(exc)}. The file on disk was not changed."
             ) from None
         finally:
-            if tmp:
-                _unlink_quietly(Path(tmp))
-
-    def _remove_stale_temp_files(self, path: Path) -> None:
-        """Temp files only exist while a writer holds the lock; we hold it, so these are dead."""
-        for leftover in path.parent.glob(f".{path.name}.*.tmp"):
-            _unlink_quietly(leftover)
+            if created:
+                _unlink_quietly(tmp)
 
     def _backup(self, path: Path) -> Path:
         """Copy ``path`` aside once per distinct content; reuse an identical earlier copy."""
         try:
-            data = path.read_bytes()
+            data = read_bytes_file(path, max_bytes=MAX_FILE_BYTES, follow_symlinks=False)
         except OSError as exc:
             raise MemoryWriteError(
                 f"Cannot read {path} to back it up: {_describe(exc)}. It was left untouched."
@@ -251,6 +302,7 @@ class MemoryStore:
             n += 1
         try:
             fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            keep_owner(fd, path)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
         except OSError as exc:
@@ -273,13 +325,12 @@ def _describe(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename itself durable."""
-    fd = os.open(directory, os.O_RDONLY)
+def _first_bad_byte(data: bytes) -> int:
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+    return 0
 
 
 def _unlink_quietly(path: Path) -> None:

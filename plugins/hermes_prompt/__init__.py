@@ -39,10 +39,11 @@ def hermes_system_prompt_sections(ctx: PromptContext) -> list[PromptSection]:
     max_chars = config.prompt.context_file_max_chars
     platform_name = (ctx.platform or config.prompt.platform or "cli").strip().lower()
     sections = [
-        _isolated("identity", identity.ORDER, lambda: identity.identity_section(ctx.home, max_chars)),
+        _isolated("identity", identity.ORDER, lambda: identity.identity_section(
+            ctx.home, max_chars, config.prompt.identity)),
         _isolated("platform", platform.ORDER, lambda: platform.platform_section(platform_name)),
         _isolated("skills", skills.ORDER, lambda: skills.skills_section(
-            ctx.home, tuple(config.skills.external_dirs), platform_name)),
+            ctx.home, tuple(config.skills.external_dirs), platform_name, config.skills.index_max_chars)),
         _isolated("context_files", context_files.ORDER,
                   lambda: context_files.context_files_section(ctx.cwd, max_chars)),
     ]

@@ -101,7 +101,7 @@ def context_files_section(cwd: Path, max_chars: int) -> PromptSection:
         parts: list[str] = []
         for path in files:
             name = os.path.relpath(path, cwd)
-            loaded = load_guarded(path, name, max_chars, strip_header=True)
+            loaded = load_guarded(path, name, max_chars, strip_header=True, within=git_root or cwd)
             if isinstance(loaded, Skip):
                 findings.append(loaded.finding())
                 continue

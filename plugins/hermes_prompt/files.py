@@ -7,7 +7,6 @@ becomes a ``Skip`` with a reason instead of an exception, so the prompt still bu
 
 from __future__ import annotations
 
-import os
 import stat
 import threading
 from collections import OrderedDict
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermes_core.text.files import FileRefused, read_bytes_file
 from hermes_core.text.scanning import Finding, blocked_notice, pattern_ids, scan_text
 
 from . import front_matter
@@ -43,7 +43,7 @@ def not_regular(mode: int) -> str:
     return f"not a regular file ({next((kind for test, kind in kinds if test(mode)), 'special')})"
 
 
-def read_text(path: Path, max_bytes: int = MAX_READ_BYTES) -> str | Skip:
+def read_text(path: Path, max_bytes: int = MAX_READ_BYTES, within: Path | None = None) -> str | Skip:
     """The file's text without a byte-order mark, or a ``Skip`` saying what is wrong.
 
     Only regular files are opened: opening a FIFO blocks until a writer comes, and a device
@@ -52,20 +52,11 @@ def read_text(path: Path, max_bytes: int = MAX_READ_BYTES) -> str | Skip:
     ``st_size`` says (/proc files report 0).
     """
     try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):
-            return Skip(path, not_regular(st.st_mode))
-        if st.st_size > max_bytes:
-            return Skip(path, f"too large ({st.st_size:,} bytes; limit {max_bytes:,})")
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY), "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):  # swapped since the stat
-                return Skip(path, not_regular(st.st_mode))
-            data = fh.read(max_bytes + 1)
+        data = read_bytes_file(path, max_bytes=max_bytes, within=within)
+    except FileRefused as exc:
+        return Skip(path, exc.problem)
     except OSError as exc:
         return Skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
-    if len(data) > max_bytes:  # st_size understated it (/proc files say 0)
-        return Skip(path, f"too large (more than {max_bytes:,} bytes, though its size says {st.st_size:,})")
     if b"\x00" in data[:8192]:
         return Skip(path, "binary file (contains NUL bytes)")
     try:
@@ -118,7 +109,7 @@ _cache_lock = threading.Lock()
 
 
 def load_guarded(
-    path: Path, name: str, max_chars: int, *, strip_header: bool
+    path: Path, name: str, max_chars: int, *, strip_header: bool, within: Path | None = None
 ) -> tuple[str, list[dict[str, Any]]] | Skip:
     """Read, strip front matter (``strip_header``), scan and cap a file; remembered per
     (path, inode, mtime, size, cap).
@@ -131,13 +122,13 @@ def load_guarded(
         st = path.stat()
     except OSError as exc:
         return Skip(path, f"unreadable: {exc.strerror or type(exc).__name__}")
-    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size, name, max_chars, strip_header)
+    key = (str(path), st.st_ino, st.st_mtime_ns, st.st_size, name, max_chars, strip_header, str(within))
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             return hit[0], [dict(f) for f in hit[1]]
-    loaded = read_text(path)
+    loaded = read_text(path, within=within)  # within: a project's link must not leave the project
     if isinstance(loaded, Skip):
         return loaded
     text, findings = guarded((strip_front_matter(loaded) if strip_header else loaded).strip(), name, path, max_chars)

@@ -18,23 +18,23 @@ DEFAULT_AGENT_IDENTITY = (
 )
 
 
-def identity_section(home: Path, max_chars: int) -> PromptSection:
-    """SOUL.md after scanning and truncation, else the default identity.
+def identity_section(home: Path, max_chars: int, configured: str = "") -> PromptSection:
+    """SOUL.md after scanning and truncation, else ``prompt.identity`` from config, else the default.
 
     A blocked SOUL.md keeps the default identity and appends the BLOCKED notice, so the
     agent still knows who it is and the user can see why their persona did not load.
     """
+    default, source = (configured.strip(), "config") if configured.strip() else (DEFAULT_AGENT_IDENTITY, "default")
     path = home / "SOUL.md"
     if not path.exists():
-        return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default")
+        return PromptSection("identity", default, order=ORDER, source=source)
     loaded = load_guarded(path, "SOUL.md", max_chars, strip_header=False)
     if isinstance(loaded, Skip):
-        return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default",
-                             findings=[loaded.finding()])
+        return PromptSection("identity", default, order=ORDER, source=source, findings=[loaded.finding()])
     text, findings = loaded
     if not text:
-        return PromptSection("identity", DEFAULT_AGENT_IDENTITY, order=ORDER, source="default")
+        return PromptSection("identity", default, order=ORDER, source=source)
     if any(f["kind"] == "blocked" for f in findings):
-        return PromptSection("identity", f"{DEFAULT_AGENT_IDENTITY}\n\n{text}", order=ORDER, source=str(path),
+        return PromptSection("identity", f"{default}\n\n{text}", order=ORDER, source=str(path),
                              findings=findings)
     return PromptSection("identity", text, order=ORDER, source=str(path), findings=findings)

@@ -15,7 +15,8 @@ Three layers, fastest first:
    valid while its manifest matches: ``[mtime_ns, size]`` of every SKILL.md and
    DESCRIPTION.md, plus the mtime of every directory walked outside skill folders (a
    directory's mtime changes when an entry is added, removed or renamed, so checking
-   it replaces listing it). Written atomically after each full scan.
+   it replaces listing it). Written atomically and fsynced after each full scan; read
+   only when it is a regular file (not a link, FIFO or device) of sane size.
 3. a full scan. External dirs are always scanned fresh and never enter the snapshot;
    their skills are third-party, so names and descriptions that fail the injection scan
    are left out and reported.
@@ -23,6 +24,8 @@ Three layers, fastest first:
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import logging
 import os
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.records import PromptSection
+from hermes_core.text.files import read_bytes_file
 
 from . import front_matter
 from .files import not_regular
@@ -45,6 +49,9 @@ SNAPSHOT_NAME = ".skills_prompt_snapshot.json"
 SNAPSHOT_VERSION = 3
 HEAD_BYTES = 8192  # front matter lives at the top; never read whole skill files
 MAX_DESCRIPTION = 240
+DEFAULT_INDEX_MAX_CHARS = 64_000  # ~16k tokens; 1,000 skills fit with ~30-char descriptions
+MIN_DESCRIPTION = 24  # below this a description says nothing: names only
+MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 EXCLUDED_DIRS = frozenset({"node_modules", "__pycache__"})
 MAX_DIRS = 50_000  # a bound on the walk, whatever symlinks do
 HEADER = (
@@ -239,8 +246,8 @@ def _manifest_valid(root: Path, manifest: dict[str, Any]) -> bool:
 def load_snapshot(home: Path, root: Path) -> dict[str, Any] | None:
     """The snapshot of ``root``'s skills if it exists and its manifest still matches."""
     try:
-        snap = json.loads((home / SNAPSHOT_NAME).read_bytes())
-    except (OSError, ValueError):
+        snap = json.loads(read_bytes_file(home / SNAPSHOT_NAME, max_bytes=MAX_SNAPSHOT_BYTES, follow_symlinks=False))
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(snap, dict) or snap.get("version") != SNAPSHOT_VERSION or snap.get("root") != str(root):
         return None
@@ -257,8 +264,16 @@ def save_snapshot(home: Path, scan: _Scan) -> None:
         "skills": scan.skills, "categories": scan.categories, "findings": scan.findings,
     }
     tmp = home / f"{SNAPSHOT_NAME}.{os.getpid()}.{threading.get_ident()}.tmp"
+    data = json.dumps(snap, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     try:
-        tmp.write_text(json.dumps(snap, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)  # a crash after the rename must not leave an empty snapshot
+        finally:
+            os.close(fd)
         os.replace(tmp, home / SNAPSHOT_NAME)
     except OSError as exc:
         log.debug("skills snapshot not written: %s", exc)
@@ -268,22 +283,83 @@ def save_snapshot(home: Path, scan: _Scan) -> None:
 # -- assembly -------------------------------------------------------------------------------------
 
 
-def render(skills: list[Skill], categories: dict[str, str], platform: str) -> str:
-    """The seed's format: categories, then ``- name: description``, both sorted."""
+def render(skills: list[Skill], categories: dict[str, str], platform: str,
+           max_chars: int = DEFAULT_INDEX_MAX_CHARS) -> str:
+    """The seed's format: categories, then ``- name: description``, both sorted, within ``max_chars``.
+
+    Over the budget, descriptions are shortened to the longest common cap that fits
+    (cut at a word, ending in ``…``), so every skill keeps its name and the start of its
+    description; below :data:`MIN_DESCRIPTION` only names are listed, and if even the
+    names do not fit, the last ones are left out with a note saying how many.
+    """
     by_category: dict[str, list[Skill]] = {}
     for skill in skills:
         if not skill[PLATFORMS] or platform in skill[PLATFORMS]:
             by_category.setdefault(skill[CATEGORY], []).append(skill)
     if not by_category:
         return ""
+    cap = _description_cap(by_category, categories, max_chars)
     lines = [HEADER + "<available_skills>"]
+    size, omitted = len(lines[0]) + len("\n</available_skills>") + 120, 0
     for category in sorted(by_category):
-        desc = categories.get(category)
-        lines.append(f"  {category}: {desc}" if desc else f"  {category}:")
+        desc = _shorten(categories.get(category) or "", cap)
+        line = f"  {category}: {desc}" if desc else f"  {category}:"
         for name, description, *_rest in sorted(by_category[category], key=lambda s: s[NAME]):
-            lines.append(f"    - {name}: {description}" if description else f"    - {name}")
+            description = _shorten(description, cap)
+            entry = f"    - {name}: {description}" if description else f"    - {name}"
+            if size + len(line) + len(entry) + 2 > max_chars:
+                omitted += 1
+                continue
+            if line:
+                lines.append(line)
+                size += len(line) + 1
+                line = ""
+            lines.append(entry)
+            size += len(entry) + 1
+    if omitted:
+        lines.append(f"  [… {omitted} more skill(s) not listed: the index is capped at {max_chars:,} chars "
+                     "(skills.index_max_chars)]")
     lines.append("</available_skills>")
     return "\n".join(lines)
+
+
+def _description_cap(by_category: dict[str, list[Skill]], categories: dict[str, str], max_chars: int) -> int:
+    """The largest description length (<= MAX_DESCRIPTION) at which the index fits, or 0."""
+    fixed = len(HEADER) + 160
+    lengths = []
+    for category, members in by_category.items():
+        fixed += len(category) + 5
+        lengths.append(len(categories.get(category) or ""))
+        for skill in members:
+            fixed += len(skill[NAME]) + 9
+            lengths.append(len(skill[DESCRIPTION]))
+    if fixed + sum(lengths) <= max_chars:
+        return MAX_DESCRIPTION
+    lengths.sort()
+    prefix = list(itertools.accumulate(lengths, initial=0))
+
+    def size(cap: int) -> int:  # the descriptions' total at this cap: shorter ones whole, the rest cut
+        shorter = bisect.bisect_left(lengths, cap)
+        return fixed + prefix[shorter] + cap * (len(lengths) - shorter)
+
+    low, high = 0, MAX_DESCRIPTION  # size grows with the cap: binary search
+    while low < high:
+        mid = (low + high + 1) // 2
+        if size(mid) <= max_chars:
+            low = mid
+        else:
+            high = mid - 1
+    return low if low >= MIN_DESCRIPTION else 0
+
+
+def _shorten(text: str, cap: int) -> str:
+    if len(text) <= cap:
+        return text
+    if cap == 0:
+        return ""
+    cut = text[: cap - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > cap // 2 else cut).rstrip(" ,;:.-") + "…"
 
 
 def _merge(local: list[Skill], external: list[list[Skill]], findings: list[Finding]) -> list[Skill]:
@@ -343,12 +419,11 @@ def _unflagged(
     return kept, clean
 
 
-def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform: str = "cli") -> tuple[
-    str, tuple[Finding, ...], str
-]:
+def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform: str = "cli",
+                       max_chars: int = DEFAULT_INDEX_MAX_CHARS) -> tuple[str, tuple[Finding, ...], str]:
     """``(rendered index, findings, layer)`` where layer is ``lru``, ``snapshot`` or ``cold``."""
     root = home / "skills"
-    key = (str(root), external_dirs, platform)
+    key = (str(root), external_dirs, platform, max_chars)
     with _lru_lock:
         hit = _lru.get(key)
         if hit is not None:
@@ -370,7 +445,7 @@ def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform
         findings.extend(ext.findings)
         for name, desc in ext_categories.items():
             categories.setdefault(name, desc)
-    text = render(_merge(local, external, findings), categories, platform)
+    text = render(_merge(local, external, findings), categories, platform, max_chars)
     value = (text, tuple(findings))
     with _lru_lock:
         _lru[key] = value
@@ -380,6 +455,7 @@ def build_skills_index(home: Path, external_dirs: tuple[str, ...] = (), platform
     return text, value[1], layer
 
 
-def skills_section(home: Path, external_dirs: tuple[str, ...], platform: str) -> PromptSection:
-    text, findings, layer = build_skills_index(home, external_dirs, platform)
+def skills_section(home: Path, external_dirs: tuple[str, ...], platform: str,
+                   max_chars: int = DEFAULT_INDEX_MAX_CHARS) -> PromptSection:
+    text, findings, layer = build_skills_index(home, external_dirs, platform, max_chars)
     return PromptSection("skills", text, order=ORDER, source=f"{home / 'skills'} ({layer})", findings=list(findings))

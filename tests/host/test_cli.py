@@ -61,7 +61,7 @@ def test_config_check_and_show(write_config):
     assert "valid (not found, defaults apply)" in cli("config", "check", check_code=0).stdout
     write_config({"context": {"threshold_percent": 0.7}, "memroy": {}})
     out = cli("config", "check", check_code=0)
-    assert "valid" in out.stdout and "unknown key 'memroy'; did you mean 'memory'?" in out.stdout
+    assert "valid" in out.stdout and "unknown key 'memroy'; did you mean 'memory'?" in out.stderr
     shown = json.loads(cli("config", "show", "--json", check_code=0).stdout)
     assert shown["context"]["threshold_percent"] == 0.7 and shown["memory"]["user_char_limit"] == 1375
 
@@ -96,7 +96,7 @@ def test_plugins_listing_agrees_with_the_host_on_bad_signatures(installed_distri
     assert rows["badsig2"]["error"] == host_infos["badsig2"].error
 
 
-def test_cli_commands_run_plugin_migrations_and_keep_the_original(installed_distribution, write_config, hermes_home):
+def test_only_config_migrate_saves_migrations(installed_distribution, write_config, hermes_home):
     installed_distribution(
         "hermes-migrator",
         entry_points={"hermes.plugins": {"migrator": "cli_migrator"}},
@@ -111,10 +111,21 @@ def test_cli_commands_run_plugin_migrations_and_keep_the_original(installed_dist
     )
     path = write_config({"model": {"context_length": 64000}})
     path.write_text("# my settings, keep me\n" + path.read_text())
-    out = json.loads(cli("tools", "list", "--json", check_code=0).stdout)
-    assert out  # the command ran on a migrated config
-    assert "platform: telegram" in path.read_text()
-    assert (hermes_home / "config.yaml.pre-migration").read_text().startswith("# my settings, keep me")
+    before = path.read_bytes()
+    for argv in (["tools", "list", "--json"], ["config", "check"], ["config", "show"], ["memory", "show"],
+                 ["prompt"], ["plugins"], ["config", "migrate", "--dry-run"]):
+        proc = cli(*argv, check_code=0)
+        assert path.read_bytes() == before, argv  # read-only commands never write
+    assert "pending migration(s) test.platform" in proc.stderr or "would apply test.platform" in proc.stdout
+    shown = json.loads(cli("config", "show", "--json", check_code=0).stdout)
+    assert shown["prompt"]["platform"] == "cli"  # show reads the file as it is
+    assert not (hermes_home / "config.yaml.pre-migration").exists()
+    migrated = cli("config", "migrate", check_code=0)
+    assert "set prompt.platform: 'telegram' (test.platform)" in migrated.stdout
+    assert path.read_text().startswith("# my settings, keep me\n")  # comments kept
+    assert "platform: \"telegram\"" in path.read_text()
+    assert (hermes_home / "config.yaml.pre-migration").read_bytes() == before
+    assert "no pending config migrations" in cli("config", "migrate", check_code=0).stdout
 
 
 CONFIGURED_ENGINE = ENGINE.replace(

@@ -147,6 +147,6 @@ def test_a_migration_with_nothing_to_migrate_is_offered_again(write_config, herm
     plugin = Migrates()
     build_host(home=hermes_home, load_entrypoints=False, plugins=[plugin], engines=ENGINES)
     assert plugin.calls == 1 and not (hermes_home / "state" / "migrations.json").exists()
-    write_config({"memory": {"provider": ""}})  # now there is something to migrate
+    write_config({"memory": {"memory_char_limit": 999}})  # now there is something to migrate
     host = build_host(home=hermes_home, load_entrypoints=False, plugins=[plugin], engines=ENGINES)
     assert plugin.calls == 2 and host.config.memory.provider == "notes"

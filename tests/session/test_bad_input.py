@@ -194,7 +194,7 @@ def test_cli_ctrl_c_prints_what_was_done(make_host: Any, monkeypatch: pytest.Mon
 
     import hermes_core.cli.common as common
 
-    monkeypatch.setattr(common, "host_from_args", lambda args: make_host(
+    monkeypatch.setattr(common, "host_from_args", lambda args, **_kw: make_host(
         providers={"recorder": CtrlC}, **{"memory.provider": "recorder"}))
     path = write_transcript(tmp_path / "t.json", conversation(4))
     assert main(["replay", str(path), "--json"]) == 130

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from hermes_core import ContextEngine
+from hermes_core import CompactionResult, ContextEngine
 from hermes_core.text.messages import sanitize_tool_pairs
 from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
 
@@ -42,16 +42,15 @@ class ExampleEngine(ContextEngine):
         current_tokens: int | None = None,
         focus_topic: str | None = None,
         force: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> CompactionResult:
         tokens = current_tokens if current_tokens is not None else estimate_messages_tokens(messages)
         if not force and tokens + self.request_overhead_tokens < self.threshold_tokens:
-            return messages  # below the threshold nothing changes
+            return self.result(messages, note="below the threshold: nothing to do")
         keep = self.ctx.settings.keep_last if isinstance(self.ctx.settings, ExampleSettings) else 12
         head = messages[:1] if messages and messages[0].get("role") == "system" else []
         users = [i for i, m in enumerate(messages) if m.get("role") == "user" and i >= len(head)]
         if not users:
-            self.last_compaction_note = "no user turn to keep: nothing was dropped"
-            return messages
+            return self.result(messages, note="no user turn to keep: nothing was dropped")
         anchor = users[-1]  # the newest user turn is always kept, verbatim
         # the newest messages after it, within half the threshold and `keep_last` messages
         budget = self.threshold_tokens // 2 - self.request_overhead_tokens
@@ -67,17 +66,13 @@ class ExampleEngine(ContextEngine):
             start += 1  # never start inside a tool-call group
         dropped = (anchor - len(head)) + (start - anchor - 1)
         if dropped <= 0:
-            self.last_compaction_note = "only the newest user turn and what follows it are left: nothing to drop"
-            return messages
+            return self.result(messages, note="only the newest user turn and what follows it are left: nothing to drop")
         self.compression_count += 1
-        self.last_summary_source = "none"
         # Kept messages are never edited; the note and a short acknowledgement keep roles
         # alternating before the newest user turn.
         note = {"role": "user", "content": f"[{dropped} earlier messages were dropped to save context space]"}
         ack = {"role": "assistant", "content": "Understood; continuing from the newest turn."}
         result = sanitize_tool_pairs([*head, note, ack, messages[anchor], *messages[start:]])
         over = estimate_messages_tokens(result) + self.request_overhead_tokens >= self.threshold_tokens
-        self.last_compaction_note = (
-            "the kept turns alone exceed the threshold (this engine drops, it does not summarize)" if over else ""
-        )
-        return result
+        why = "the kept turns alone exceed the threshold (this engine drops, it does not summarize)" if over else ""
+        return self.result(result, summary_source="none", note=why)
