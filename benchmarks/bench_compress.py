@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import statistics
@@ -38,7 +39,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "transcripts"
+CORPUS = Path(os.environ.get("HERMES_CORPUS") or Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+              / "transcripts")
 Message = dict[str, Any]
 
 
@@ -234,6 +236,51 @@ def recall_table(context_lengths: tuple[int, ...] = (32_000, 128_000)) -> list[d
     return rows
 
 
+_ID_URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
+_ID_PATH = re.compile(r"(?:[\w.@~-]+/)+[\w.@-]+\.[A-Za-z0-9]{1,6}\b"
+                      r"|\b[\w-]+\.(?:py|ex|exs|md|json|yaml|yml|toml|js|ts|rs|go|sh|heex|eex|txt|css|html|lock)\b")
+_ID_TICK = re.compile(r"`([^`\n]{4,80})`")
+
+
+def issue_identifiers(turns: list[Message]) -> set[str]:
+    """File paths with an extension, URLs and backticked names of 4+ chars, in any text or
+    tool argument of the dropped turns (the definition the retention target uses)."""
+    found: set[str] = set()
+    for msg in turns:
+        texts = [msg.get("content") if isinstance(msg.get("content"), str) else ""]
+        texts += [str((c.get("function") or {}).get("arguments") or "") for c in msg.get("tool_calls") or ()]
+        for text in texts:
+            found.update(u.rstrip(".,:;") for u in _ID_URL.findall(text))
+            found.update(_ID_PATH.findall(text))
+            found.update(t.strip() for t in _ID_TICK.findall(text))
+    return found
+
+
+def identifier_table(context_lengths: tuple[int, ...] = (32_000, 128_000)) -> list[dict[str, Any]]:
+    """Dropped-span identifiers found in our compacted summary (with its anchor index) vs in
+    Claude Code's own summary of the same conversation."""
+    from hermes_summarizers.deterministic import DeterministicSummarizer
+
+    from hermes_core.apps.transcripts import load_transcript
+
+    rows = []
+    for path in sorted(CORPUS.glob("*pre-compact.json")):
+        transcript = load_transcript(path)
+        reference = transcript.meta.get("reference_summary", {}).get("content", "")
+        for length in context_lengths:
+            captured: list[list[Message]] = []
+            engine = make_engine(length, DeterministicSummarizer(),
+                                 pre_compress=lambda t, c=captured: c.append(t) or "")
+            out = engine.compress(transcript.messages, force=True)
+            ours = next(m["content"] for m in out if "CONTEXT COMPACTION" in str(m.get("content")))
+            wanted = issue_identifiers(captured[0])
+            rows.append({"file": path.stem, "context_length": length, "identifiers": len(wanted),
+                         "ours": sum(i in ours for i in wanted), "claude_code": sum(i in reference for i in wanted),
+                         "ours_without_anchors": sum(i in ours.split("## Anchor Index")[0] for i in wanted),
+                         "chars_ours": len(ours), "chars_claude_code": len(reference)})
+    return rows
+
+
 def _yn(value: bool | None) -> str:
     return "n/a" if value is None else "yes" if value else "no"
 
@@ -252,9 +299,10 @@ def main() -> int:
     corpus = corpus_table(args.context_length, args.runs)
     synthetic = [] if args.skip_synthetic else synthetic_table([int(s) for s in args.sizes.split(",")], args.runs)
     recall = recall_table()
+    idents = identifier_table()
     if args.json:
         print(json.dumps({"context_length": args.context_length, "runs": args.runs, "corpus": corpus,
-                          "synthetic": synthetic, "recall": recall}, indent=2))
+                          "synthetic": synthetic, "recall": recall, "identifiers": idents}, indent=2))
         return 0
     from hermes_core.cli.output import table
 
@@ -279,6 +327,10 @@ def main() -> int:
             f"{_yn(r['last_ask_kept_ours'])} vs {_yn(r['last_ask_in_claude_summary'])}",
             f"{r['ours']['summary_chars']} vs {r['claude_code']['summary_chars']}") for r in recall],
           ("FILE", "CTX", "DROPPED", "PATHS", "IDENTIFIERS", "DROPPED ASK", "LAST ASK KEPT", "CHARS"))
+    print("\ndropped-span identifiers (paths with an extension, URLs, `backticked` 4+) kept: ours vs Claude Code's")
+    table([(r["file"][:32], r["context_length"], r["identifiers"], r["ours"], r["ours_without_anchors"],
+            r["claude_code"], f"{r['chars_ours']} vs {r['chars_claude_code']}") for r in idents],
+          ("FILE", "CTX", "IDENTIFIERS", "OURS", "WITHOUT ANCHORS", "CLAUDE CODE", "CHARS"))
     print("DROPPED ASK: the last real user request inside the dropped turns, verbatim in the summary (n/a: none "
           "was dropped).\nLAST ASK KEPT: the conversation's last real user request, verbatim in our compacted "
           "context vs in Claude Code's summary.")

@@ -261,6 +261,14 @@ def check_providers(host: PluginHost) -> Iterator[Finding]:
                           f"report this to the {provider.name} provider's authors")
 
 
+def _fallback_note(config: HermesConfig) -> str:
+    """What happens to summaries meanwhile: only the built-in engines are known to fall back."""
+    engine = config.context.engine
+    if engine in ("compressor", "lcm"):
+        return f"meanwhile the {engine} engine writes offline deterministic summaries instead"
+    return f"meanwhile it is up to the '{engine}' engine what a failed summary does"
+
+
 def check_auxiliary(config: HermesConfig, timeout: float) -> Iterator[Finding]:
     aux = config.auxiliary
     if not (aux.base_url and aux.model):
@@ -276,7 +284,7 @@ def check_auxiliary(config: HermesConfig, timeout: float) -> Iterator[Finding]:
         response = httpx.get(url, headers=headers, timeout=timeout)
     except httpx.HTTPError as exc:
         yield Finding("auxiliary", "error", f"auxiliary model at {aux.base_url} unreachable: {type(exc).__name__}: "
-                      f"{exc}", "start the server or fix auxiliary.base_url; compaction falls back meanwhile")
+                      f"{exc}", f"start the server or fix auxiliary.base_url; {_fallback_note(config)}")
         return
     if response.status_code in (401, 403):
         yield Finding("auxiliary", "error", f"auxiliary model at {aux.base_url} refused the key "

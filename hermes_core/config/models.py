@@ -58,6 +58,7 @@ class MemoryConfig(_Section):
     flush_min_turns: int = Field(6, ge=0)
     provider: str = ""
     prefetch_timeout: float = Field(8.0, gt=0)
+    recall_max_share: float = Field(0.10, gt=0, le=1)  # recalled text per turn, as a share of the window
 
 
 class ContextConfig(_Section):

@@ -4,9 +4,11 @@ The backends themselves are plugins (the built-in ``llm`` and ``deterministic`` 
 ``plugins/hermes_summarizers`` and register through ``hermes_register_summarizers``).
 
 Engines build a :class:`SummaryRequest` and hand it to the selected :class:`Summarizer`
-(``auxiliary.summarizer``). Backends raise :class:`SummaryError` with a ``kind`` the
-engine can act on: ``auth``/``quota``/``connection`` mean "do not drop anything",
-``timeout``/``other`` mean "fall back to a local summary".
+(``auxiliary.summarizer``). Backends raise :class:`SummaryError` with a ``kind`` that
+says what went wrong (``auth``, ``quota``, ``connection``, ``timeout``, ``other``). Whatever
+the kind, an engine must still keep the request under the window: the built-in engines
+fall back to the offline deterministic summary, then to trimming, and say so in their
+compaction report.
 """
 
 from __future__ import annotations

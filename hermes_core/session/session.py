@@ -183,7 +183,7 @@ class Session:
         self._turn_user_text = text
         self._turn_tool_calls = self._turn_compactions = 0
         self.host.memory.on_turn_start(self.turn, text)
-        self._recall = self.host.memory.prefetch_all(text)
+        self._recall = cap_recall(self.host.memory.prefetch_all(text), self.host.config)
         self._nudge = self.host.memory.nudge(self.turn) or ""
         return self.request()
 
@@ -485,6 +485,18 @@ def build_prompt_text(host: PluginHost, ctx: PromptContext, instructions: str = 
     """The system prompt text: the prompt builder's result plus the agent's instructions."""
     text = build_system_prompt(host, ctx).text
     return "\n\n".join(part for part in (text, instructions.strip()) if part)
+
+
+def cap_recall(recalled: str, config: Any) -> str:
+    """Recalled text cut to ``memory.recall_max_share`` of the window (about 4 chars a token),
+    before it is fenced in: a provider's 400 KB recall must not push a request over the window."""
+    if not recalled:
+        return recalled
+    limit = max(200, int(config.model.context_length * config.memory.recall_max_share * 4))
+    if len(recalled) <= limit:
+        return recalled
+    return (f"{recalled[:limit]}\n...[recalled memory cut: {len(recalled) - limit:,} more chars; "
+            "memory.recall_max_share limits recall to a share of the context window]")
 
 
 def fence_memory(recalled: str) -> str:

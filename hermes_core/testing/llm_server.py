@@ -1,7 +1,7 @@
 """A real chat-completions server on 127.0.0.1 that answers from a script.
 
 For testing summary backends and engines against real HTTP (timeouts, 5xx, 401, 429,
-garbage, empty answers) without a model::
+garbage, empty answers, byte trickles) without a model::
 
     script = Script(Reply(429), Reply(200, chat_answer("## Goal\n- ship it")))
     with llm_server(script) as base_url:
@@ -28,6 +28,7 @@ class Reply:
     body: bytes | str | dict[str, Any] = ""
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    trickle: float = 0.0  # seconds between body bytes: a server that is slow but never silent
 
 
 def chat_answer(text: str) -> dict[str, Any]:
@@ -73,7 +74,12 @@ def llm_server(script: Script) -> Iterator[str]:
                 for key, value in reply.headers.items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(data)
+                if not reply.trickle:
+                    self.wfile.write(data)
+                for i in range(len(data) if reply.trickle else 0):
+                    self.wfile.write(data[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(reply.trickle)
             except (BrokenPipeError, ConnectionResetError):
                 pass
 

@@ -75,16 +75,32 @@ def last_real_user(messages: list[Message]) -> int | None:
     return None
 
 
+def forced_plan(messages: list[Message]) -> Plan:
+    """A user-requested compaction of a conversation that fits the tail budget: keep the
+    system message, summarize everything before the last user turn, and keep that turn
+    plus at least the minimum tail (a tail never starts with a tool result)."""
+    n = len(messages)
+    head = head_end(messages, 0, False)
+    user = last_real_user(messages)
+    cut = min(user if user is not None and user >= head else n, n - MIN_TAIL_MESSAGES)
+    while cut > head and messages[cut].get("role") == "tool":
+        cut -= 1
+    return Plan(head, max(cut, head))
+
+
 def plan(messages: list[Message], tokens: list[int], protect_first_n: int, first_compaction: bool,
-         budget: int) -> Plan:
+         budget: int, force: bool = False) -> Plan:
     """Choose head, tail and what to do with the last user message.
 
     When the last real user message falls inside the span, the tail is extended back to
     it if that keeps the tail within twice its soft ceiling; otherwise (long agentic runs
     after a single request) the message is pinned verbatim before the summary and the
-    turns around it are summarized.
+    turns around it are summarized. A forced compaction of a body that fits the tail
+    budget summarizes all but the last user turn (:func:`forced_plan`).
     """
     head = head_end(messages, protect_first_n, first_compaction)
+    if force and sum(tokens[head:]) <= budget * TAIL_SOFT_CEILING:
+        return forced_plan(messages)
     cut = tail_start(tokens, messages, head, budget)
     user = last_real_user(messages)
     if user is None or user < head or user >= cut:

@@ -5,6 +5,7 @@ from __future__ import annotations
 SUMMARY_RATIO = 0.20  # summary budget = 20 % of the compacted span's tokens
 MIN_SUMMARY_TOKENS = 2_000
 SUMMARY_TOKENS_CEILING = 12_000
+ANCHOR_SHARE = 0.5  # the anchor index of a verified summary: at most half the summary budget, on top
 SUMMARY_CONTEXT_SHARE = 0.05  # max summary = 5 % of the context window (capped by the ceiling)
 
 CONTENT_MAX = 6_000  # per-message cap in the summarizer input

@@ -2,9 +2,10 @@
 
 Seed sections 2 and 4, plus the lessons users taught the reference system: the last real
 user message survives verbatim, tool-call groups are never split, a summarizer that fails
-for auth/quota/connection reasons aborts the compaction (nothing is dropped), other
-failures get a structured local summary, and automatic compaction stops after two passes
-that did not bring the real prompt under the threshold. Written only against the public
+in any way (refused, 401/429/5xx, timeout, garbage, empty, cooling down) is replaced by
+the offline deterministic summary and then by trimming, so the window holds, and
+automatic compaction stops after two passes that did not bring the real prompt under the
+threshold. Written only against the public
 API; the summary backend is ``ctx.summarizer``.
 """
 
@@ -13,35 +14,39 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hermes_compressor.boundaries import Plan, last_real_user, plan
 from hermes_compressor.constants import (
+    ANCHOR_SHARE,
     FAILURE_COOLDOWN_SECONDS,
     INEFFECTIVE_LIMIT,
     MIN_SUMMARY_TOKENS,
     MIN_TAIL_MESSAGES,
     SUMMARY_CONTEXT_SHARE,
+    SUMMARY_PREFIX,
     SUMMARY_TOKENS_CEILING,
     TRIM_MAX_CHARS,
     TRIM_MIN_CHARS,
 )
 from hermes_compressor.prepare import cap_text, summary_turns
-from hermes_compressor.prune import ToolIndex, dedup_tool_outputs, prune_message, tool_index
+from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
 from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
-from hermes_core import ContextEngine
+from hermes_core import ContextEngine, PluginContext
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
+from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
 from hermes_core.text.redact import redact
-from hermes_core.text.tokens import estimate_message_tokens
-
-if TYPE_CHECKING:
-    from hermes_core import PluginContext
+from hermes_core.text.tokens import (
+    CHARS_PER_TOKEN,
+    MESSAGE_OVERHEAD_TOKENS,
+    estimate_message_tokens,
+    estimate_messages_tokens,
+)
 
 log = logging.getLogger("hermes_compressor")
 
 Message = dict[str, Any]
-ABORT_KINDS = ("auth", "quota", "connection")
 
 
 def _cut_long(msg: Message, limit: int) -> Message:
@@ -57,6 +62,26 @@ def _cut_long(msg: Message, limit: int) -> Message:
         content = (f"{content[:head]}\n...[{len(content) - head - tail} chars cut by compaction]..."
                    f"\n{content[-tail:]}")
     return {**msg, "content": content}
+
+
+_DEFAULT_PRE_COMPRESS = getattr(PluginContext, "__dataclass_fields__", {}).get("pre_compress")
+_DEFAULT_PRE_COMPRESS = getattr(_DEFAULT_PRE_COMPRESS, "default", None)
+
+
+def _tokens(msg: Message) -> int:
+    """``estimate_message_tokens`` with a fast path for the common plain-text message."""
+    content = msg.get("content")
+    if type(content) is str and "tool_calls" not in msg:
+        return len(content) // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
+    return estimate_message_tokens(msg)
+
+
+def _carries_summary(msg: Message) -> bool:
+    """``is_summary`` with a fast path for plain-text content."""
+    content = msg.get("content")
+    if type(content) is str:
+        return content.startswith(SUMMARY_PREFIX)
+    return isinstance(content, list) and is_summary(msg)
 
 
 class CompressorEngine(ContextEngine):
@@ -75,9 +100,12 @@ class CompressorEngine(ContextEngine):
         self.max_summary_tokens = 0
         self._ineffective = 0
         self._awaiting_verdict = False
-        self._cooldown_until = 0.0
-        self._cooldown_abort = False
+        self._cooldown_until = 0.0  # the summarizer is skipped (deterministic fallback) until then
         self._cooldown_reason = ""
+        self._fallback_reason = ""
+        self.last_summary = ""  # the body of the newest summary, for `compact` and callers
+        self.last_verification: Verification | None = None  # its check against the span's must-keep ledger
+        self.verify_summaries = True  # off only to measure what verification buys (compact-bench)
         super().__init__(ctx)
 
     @property
@@ -118,9 +146,6 @@ class CompressorEngine(ContextEngine):
         if self._ineffective >= INEFFECTIVE_LIMIT:
             return (f"automatic compaction paused after {self._ineffective} ineffective passes "
                     "(manual /compact still works)")
-        if self._cooldown_abort and time.monotonic() < self._cooldown_until:
-            left = int(self._cooldown_until - time.monotonic())
-            return f"automatic compaction paused for {left} s after the summarizer failed: {self._cooldown_reason}"
         return ""
 
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
@@ -140,7 +165,7 @@ class CompressorEngine(ContextEngine):
         super().on_session_reset()
         self._ineffective = 0
         self._awaiting_verdict = False
-        self._cooldown_until, self._cooldown_abort, self._cooldown_reason = 0.0, False, ""
+        self._cooldown_until, self._cooldown_reason = 0.0, ""
         self.last_summary_source, self.last_compaction_note = "none", ""
 
     def get_status(self) -> dict[str, Any]:
@@ -168,12 +193,16 @@ class CompressorEngine(ContextEngine):
         except Exception as exc:
             log.warning("compaction failed, messages kept: %s: %s", type(exc).__name__, exc,
                         exc_info=log.isEnabledFor(logging.DEBUG))
-            self.last_compaction_note = f"compaction failed ({type(exc).__name__}: {exc}); nothing was dropped"
-            return messages
+            why = f"compaction failed ({type(exc).__name__}: {exc})"
+            try:  # the window still has to hold: trimming needs no summarizer
+                return self._trim(messages, estimate_messages_tokens(messages), force, why)
+            except Exception:
+                self.last_compaction_note = f"{why}; nothing was dropped"
+                return messages
 
     def _compress(self, messages: list[Message], current_tokens: int | None, focus_topic: str | None,
                   force: bool) -> list[Message]:
-        tokens = [estimate_message_tokens(m) for m in messages]
+        tokens = [_tokens(m) for m in messages]
         total = sum(tokens)
         if not force:
             if (current_tokens if current_tokens is not None else total) < self.threshold_tokens:
@@ -183,21 +212,27 @@ class CompressorEngine(ContextEngine):
                 self.last_compaction_note = blocked
                 return messages
         else:
-            self._cooldown_until, self._cooldown_abort = 0.0, False
-        first = self.compression_count == 0 and not any(is_summary(m) for m in messages)
-        split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget)
+            self._cooldown_until = 0.0  # a manual /compact retries the summarizer now
+        first = self.compression_count == 0 and not any(map(_carries_summary, messages))
+        split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget, force)
         span = [i for i in range(split.head_end, split.cut) if i != split.pinned]
         if not span:
             return self._trim(messages, total, force, f"nothing to summarize: all {len(messages)} messages are "
                                                       "in the protected head or tail")
         previous, turns = self._span_turns(messages, span)
-        tools = tool_index(messages)
-        request = self._request(turns, sum(tokens[i] for i in span), previous, focus_topic, tools)
+        request = self._request(turns, total - sum(tokens[: split.head_end]) - sum(tokens[split.cut:])
+                                - (tokens[split.pinned] if split.pinned is not None else 0), previous, focus_topic)
+        self._fallback_reason = ""
         outcome = self._summarize(request)
         if outcome is None:
-            return messages
+            return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
-        result = self._assemble(messages, tokens, split, body, tools)
+        checked = verify_summary(body, extract_ledger(turns, previous or "") if self.verify_summaries else [],
+                                 max_chars=int(request.budget_tokens * 4 * ANCHOR_SHARE))
+        body = checked.text
+        self.last_verification = checked
+        self.last_summary = body
+        result = self._assemble(messages, tokens, split, body)
         after = sum(estimate_message_tokens(m) for m in result)
         if after >= total:
             return self._trim(messages, total, force,
@@ -224,7 +259,7 @@ class CompressorEngine(ContextEngine):
             self.last_compaction_note = f"{why}, and nothing else can be cut: nothing was changed"
             return messages
         self.compression_count += 1
-        self.last_summary_source = "none"
+        self.last_summary_source, self.last_summary = "none", ""
         self._awaiting_verdict = not force
         self.last_prompt_tokens = 0
         self.last_compaction_note = f"{why}; trimmed long messages instead: ~{total} -> ~{after} tokens"
@@ -238,7 +273,7 @@ class CompressorEngine(ContextEngine):
         turns: list[Message] = []
         for i in span:
             msg = messages[i]
-            if is_summary(msg):
+            if _carries_summary(msg):
                 body, remainder = split_summary(msg)
                 if previous is not None:
                     turns.append({"role": "system", "content": f"[earlier summary]\n{previous}"})
@@ -249,34 +284,48 @@ class CompressorEngine(ContextEngine):
                 turns.append(msg)
         return previous, turns
 
-    def _request(self, turns: list[Message], span_tokens: int, previous: str | None, focus_topic: str | None,
-                 tools: ToolIndex) -> SummaryRequest:
+    def _pre_compress_hooked(self) -> bool:
+        """Whether anyone listens to ``pre_compress``: the per-message copies it is given
+        are skipped when it is the context's default or no provider implements the hook."""
+        fn = self.ctx.pre_compress
+        if fn is _DEFAULT_PRE_COMPRESS:
+            return False
+        try:
+            host = fn.__self__  # type: ignore[attr-defined]
+            return bool(host.memory.hook.hermes_memory_on_pre_compress.get_hookimpls()
+                        or host.pm.hook.hermes_compaction_started.get_hookimpls())
+        except Exception:
+            return True  # not the host we know: call it
+
+    def _request(self, turns: list[Message], span_tokens: int, previous: str | None,
+                 focus_topic: str | None) -> SummaryRequest:
         budget = max(MIN_SUMMARY_TOKENS, min(int(span_tokens * self.summary_target_ratio), self.max_summary_tokens))
         try:
-            extra = self.ctx.pre_compress([dict(m) for m in turns]) or ""
+            extra = self.ctx.pre_compress([dict(m) for m in turns]) or "" if self._pre_compress_hooked() else ""
         except Exception as exc:
             log.warning("pre_compress failed: %s: %s", type(exc).__name__, exc)
             extra = ""
         return SummaryRequest(
-            turns=summary_turns(turns, tools),
+            turns=summary_turns(turns, focus=focus_topic or ""),
             budget_tokens=budget,
-            previous_summary=cap_text(previous, 24_000, 12_000, 12_000) if previous else None,
-            focus_topic=focus_topic or None,
+            # the earlier anchor index is re-checked by the ledger, not summarized again
+            previous_summary=cap_text(previous.split(ANCHOR_HEADING)[0], 24_000, 12_000, 12_000) if previous else None,
+            focus_topic=redact(focus_topic) if focus_topic else None,  # the focus text leaves too
             extra_context=cap_text(str(extra), 8_000, 6_000, 2_000),
         )
 
     def _summarize(self, request: SummaryRequest) -> tuple[str, str] | None:
-        """``(summary body, source)``, or None when the compaction must abort."""
+        """``(summary body, source)``: a failing or cooling summarizer is replaced by the
+        offline fallback (source ``fallback``), so the window holds. None only when no
+        summarizer at all is installed; the caller then trims."""
         summarizer = self.ctx.summarizer or self.ctx.fallback_summarizer
         if summarizer is None:
-            self.last_compaction_note = "no summarizer is installed (the hermes_summarizers plugin is off)"
+            self._fallback_reason = "no summarizer is installed (the hermes_summarizers plugin is off)"
             return None
-        cooling = time.monotonic() < self._cooldown_until
-        if cooling and self._cooldown_abort:
-            self.last_compaction_note = self._blocked()
-            return None
-        error: str = self._cooldown_reason if cooling else ""
-        if not cooling:
+        now = time.monotonic()
+        if now < self._cooldown_until:
+            error = f"{self._cooldown_reason}; not retried for {int(self._cooldown_until - now)} more s"
+        else:
             try:
                 result = summarizer.summarize(request)
                 if result.text.strip():
@@ -285,27 +334,21 @@ class CompressorEngine(ContextEngine):
             except SummaryError as exc:
                 error = f"{exc.kind}: {exc}"
                 self._cooldown_until = time.monotonic() + FAILURE_COOLDOWN_SECONDS
-                self._cooldown_abort = exc.kind in ABORT_KINDS
                 self._cooldown_reason = error
-                if self._cooldown_abort:
-                    self.last_summary_source = "none"
-                    self.last_compaction_note = (
-                        f"summary failed ({error}); compaction aborted and nothing was dropped. "
-                        f"Automatic compaction is paused for {int(FAILURE_COOLDOWN_SECONDS)} s; /compact retries now")
-                    return None
             except Exception as exc:
                 error = f"other: {type(exc).__name__}: {exc}"
+        self._fallback_reason = error
         note = f"The summary service failed ({error}); this summary was built locally from the turns."
         fallback = self.ctx.fallback_summarizer
         if fallback is None:
-            self.last_compaction_note = f"summary failed ({error}) and no fallback summarizer is installed"
+            self._fallback_reason = f"summary failed ({error}) and no fallback summarizer is installed"
             return None
         return fallback.summarize(dataclasses.replace(request, note=note)).text, "fallback"
 
-    def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str,
-                  tools: ToolIndex) -> list[Message]:
+    def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str) -> list[Message]:
         """Head (+ pinned user message) + summary + tail, pruned, alternating, pairs repaired."""
         n = len(messages)
+        tools = tool_index([*messages[: split.head_end], *messages[split.cut:]])  # only kept messages are pruned
         prune_before = self._prune_boundary(tokens, split.cut)
         head = [dict(m) for m in messages[: split.head_end]]
         if head and head[0].get("role") == "system":
@@ -337,6 +380,12 @@ class CompressorEngine(ContextEngine):
     def _report(self, dropped: int, before: int, after: int, source: str, focus: str | None,
                 result: list[Message]) -> str:
         note = f"summarized {dropped} messages ({source}); ~{before} -> ~{after} tokens"
+        checked = self.last_verification
+        if checked is not None and checked.missing:
+            note += (f"; verified against {checked.ledger_size} must-keep items: {checked.missing} missing, "
+                     f"{checked.anchored} added as anchors")
+        if source == "fallback":
+            note += f"; the summarizer failed ({self._fallback_reason}), the offline deterministic summary was used"
         if focus:
             note += f", focus '{focus}'"
         if after < self.threshold_tokens:

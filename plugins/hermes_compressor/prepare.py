@@ -10,6 +10,7 @@ in two is caught on both sides of the cut.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hermes_compressor.constants import (
@@ -22,8 +23,8 @@ from hermes_compressor.constants import (
     SUMMARY_INPUT_MAX_CHARS,
     TOOL_ARGS_MAX,
 )
-from hermes_compressor.prune import ToolIndex, prune_message
-from hermes_core.text.messages import omitted_middle, text_of
+from hermes_compressor.prune import ToolIndex, prune_message, tool_index
+from hermes_core.text.messages import text_of
 from hermes_core.text.redact import REDACTED, redact
 
 Message = dict[str, Any]
@@ -80,19 +81,70 @@ def _estimated_size(msg: Message) -> int:
     return size
 
 
-def summary_turns(turns: list[Message], tools: ToolIndex, max_chars: int = SUMMARY_INPUT_MAX_CHARS) -> list[Message]:
-    """The turns as the summarizer will see them: old tool outputs pruned to one line
-    (step 1), each message capped and redacted, the whole bounded.
+def focus_words(focus: str) -> list[str]:
+    """The words of a ``/compact <focus>`` topic that a line must contain one of (3+ chars)."""
+    return sorted({w.lower() for w in re.findall(r"[\w.-]{3,}", focus or "")})
 
-    Which turns fit is decided from cheap size bounds first, so pruning, copying and
-    redaction run only on what is sent: the cost stays bounded however long the span.
+
+def _mentions(msg: Message, words: list[str]) -> bool:
+    if not words or msg.get("role") != "tool":
+        return False
+    low = text_of(msg.get("content"))[:200_000].lower()
+    return any(w in low for w in words)
+
+
+def _bounded_selection(turns: list[Message], size_of: Any, max_chars: int) -> tuple[int, int]:
+    """``(i, j)``: keep ``turns[:i]`` (about 45 % of ``max_chars``) and
+    ``turns[j:]`` (the rest), like :func:`omitted_middle`, but reading sizes only from the
+    two ends (and the middle only until the total is known to exceed the budget), so the
+    cost is bounded by the budget, not by the span."""
+    n = len(turns)
+    head_budget = int(max_chars * SUMMARY_INPUT_HEAD_SHARE)
+    i = head = 0
+    while i < n and head + (size := size_of(turns[i])) <= head_budget:
+        head += size
+        i += 1
+    j, tail = n, 0
+    while j > i and tail + (size := size_of(turns[j - 1])) <= max_chars - head_budget:
+        tail += size
+        j -= 1
+    if j <= i:
+        return n, n
+    total, k = head + tail, i
+    while k < j and total <= max_chars:
+        total += size_of(turns[k])
+        k += 1
+    if total <= max_chars:  # the whole span fits after all
+        return n, n
+    return i, j
+
+
+def summary_turns(turns: list[Message], tools: ToolIndex | None = None, max_chars: int = SUMMARY_INPUT_MAX_CHARS,
+                  focus: str = "") -> list[Message]:
+    """The turns as the summarizer will see them: old tool outputs pruned to one line
+    (step 1) unless they mention the focus topic, each message capped and redacted, the
+    whole bounded.
+
+    Which turns fit is decided from cheap size bounds read from the two ends of the span,
+    so sizing, pruning, copying and redaction run only on what is sent: the cost stays
+    bounded however long the span. ``tools`` (call id -> tool name) is built from the
+    selected turns when not given.
     """
-    sizes = [_estimated_size(m) for m in turns]
-    i, j = omitted_middle(sizes, max_chars, SUMMARY_INPUT_HEAD_SHARE)
-    selected = [_light(prune_message(m, tools, shrink_args=False)) for m in turns[:i]]
+    words = focus_words(focus)
+
+    def size_of(m: Message) -> int:
+        return CONTENT_MAX + 60 if _mentions(m, words) else _estimated_size(m)
+
+    i, j = _bounded_selection(turns, size_of, max_chars)
+    chosen = turns[:i] + turns[j:] if j > i else turns
+    names = tools if tools is not None else tool_index(chosen)
+
+    def light(m: Message) -> Message:
+        return _light(m if _mentions(m, words) else prune_message(m, names, shrink_args=False))
+
+    selected = [light(m) for m in turns[:i]]
     if j > i:
-        omitted = sum(sizes[i:j])
-        selected.append({"role": "system",
-                         "content": f"[{j - i} turns (about {omitted} chars) omitted here to bound the summary input]"})
-        selected += [_light(prune_message(m, tools, shrink_args=False)) for m in turns[j:]]
+        selected.append({"role": "system", "content": f"[{j - i} turns (more than {max_chars} chars in all) "
+                                                      "omitted here to bound the summary input]"})
+        selected += [light(m) for m in turns[j:]]
     return selected

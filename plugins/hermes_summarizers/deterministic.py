@@ -248,11 +248,11 @@ def build_summary(request: SummaryRequest, note: str = "") -> str:
     critical += [f"Identifiers: {', '.join(idents[k:k + 10])}" for k in range(0, len(idents), 10)]
     if request.extra_context.strip():
         critical.append(f"Memory providers asked to keep: {_clip(request.extra_context, 2000)}")
-    if request.focus_topic:
-        critical.append(_focus_block(request, d))
     critical += d.notes
     if note:
         critical.append(note)
+    if request.focus_topic:  # last, so trimming to the budget drops other lines first
+        critical += _focus_lines(request)
     out["Critical Context"] += critical
     tools = ", ".join(f"{name} x{n}" for name, n in d.tools.most_common(12))
     out["Tools & Patterns"] += ([f"Tool calls: {tools}"] if tools else []) + [
@@ -260,7 +260,12 @@ def build_summary(request: SummaryRequest, note: str = "") -> str:
     return _render(out, request.budget_tokens * 4)
 
 
-def _focus_block(request: SummaryRequest, d: _Digest) -> str:
+FOCUS_SHARE = 0.65  # of the summary budget, for lines about the focus topic (seed 4.4: 60-70 %)
+
+
+def _focus_lines(request: SummaryRequest) -> list[str]:
+    """Lines of every turn (tool output included) that mention the focus topic, newest kept
+    first within ``FOCUS_SHARE`` of the budget, each its own line in the summary."""
     words = {w.lower() for w in re.findall(r"[\w.-]{3,}", request.focus_topic or "")}
     hits = []
     for turn in request.turns:
@@ -269,14 +274,18 @@ def _focus_block(request: SummaryRequest, d: _Digest) -> str:
             low = line.lower()
             if line.strip() and any(w in low for w in words):
                 hits.append(_clip(line, 240))
-    budget = int(request.budget_tokens * 4 * 0.6)
+    budget = int(request.budget_tokens * 4 * FOCUS_SHARE)
     kept, used = [], 0
-    for line in reversed(_uniq(hits, 200)):
-        if used + len(line) > budget:
+    for line in reversed(_uniq(hits, 400)):
+        if used + len(line) + 20 > budget:
             break
         kept.append(line)
-        used += len(line)
-    return f"Focus '{request.focus_topic}': " + (" | ".join(reversed(kept)) if kept else "no matching lines.")
+        used += len(line) + 20
+    head = f"Focus '{request.focus_topic}': "
+    if not kept:
+        return [head + "no line of the compacted turns mentions it."]
+    return [head + f"{len(kept)} of {len(set(hits))} matching lines kept, oldest first:",
+            *(f"Focus: {line}" for line in reversed(kept))]
 
 
 # When the summary is over budget, the oldest lines go first, in this order of sections,

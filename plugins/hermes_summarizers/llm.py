@@ -2,16 +2,18 @@
 
 ``llm`` posts one chat-completions request to ``auxiliary.base_url`` with the model
 ``context.summary_model_override`` or ``auxiliary.model``. It retries 429 and 5xx a
-bounded number of times (``auxiliary.max_retries``) with exponential backoff, and turns
-every failure into a :class:`SummaryError` whose ``kind`` tells the engine whether to
-abort (auth, quota, connection) or fall back to a local summary (timeout, other).
+bounded number of times (``auxiliary.max_retries``) with exponential backoff, all within ``auxiliary.timeout``
+seconds in total (a retry that would not fit is not made), and turns every failure into a
+:class:`SummaryError` whose ``kind`` says what went wrong; engines fall back to a local summary.
 httpx is imported on first use, so importing this module stays cheap.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -137,15 +139,48 @@ class LLMSummarizer:
         return SummaryResult(text=redact(cap_answer(text, request.budget_tokens)), source="llm")
 
     def _post(self, url: str, body: dict[str, Any], headers: dict[str, str], timeout: float, retries: int) -> str:
+        """The answer text within ``timeout`` seconds in total (connect, read and retries).
+
+        httpx's timeouts bound each socket operation, so a server trickling a byte a second
+        never trips them; the attempts therefore run in a worker thread and this call stops
+        waiting at the deadline, closing the client so the worker ends too.
+        """
+        deadline = time.monotonic() + timeout
+        outcome: dict[str, Any] = {}
+        clients: list[Any] = []
+
+        def work() -> None:
+            try:
+                outcome["text"] = self._attempts(url, body, headers, deadline, retries, clients)
+            except BaseException as exc:  # handed to the caller's thread
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=work, name="hermes-summary-call", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            for client in clients:
+                with contextlib.suppress(Exception):
+                    client.close()
+            raise SummaryError("timeout", f"no complete answer from {url} within {timeout:g} s "
+                                          "(auxiliary.timeout bounds the whole summary call, retries included)")
+        if "error" in outcome:
+            raise outcome["error"]
+        return str(outcome.get("text", ""))
+
+    def _attempts(self, url: str, body: dict[str, Any], headers: dict[str, str], deadline: float, retries: int,
+                  clients: list[Any]) -> str:
         import httpx
 
         attempts = retries + 1
-        with httpx.Client(timeout=timeout) as client:
+        remaining = max(deadline - time.monotonic(), 0.001)
+        with httpx.Client(timeout=remaining) as client:
+            clients.append(client)
             for attempt in range(attempts):
                 try:
                     resp = client.post(url, json=body, headers=headers)
                 except httpx.TimeoutException:
-                    raise SummaryError("timeout", f"no answer from {url} within {timeout:g} s") from None
+                    raise SummaryError("timeout", f"no answer from {url} within the deadline") from None
                 except httpx.HTTPError as exc:
                     raise SummaryError("connection", f"cannot reach {url}: {type(exc).__name__}: {exc}") from None
                 status = resp.status_code
@@ -153,10 +188,11 @@ class LLMSummarizer:
                 if status == 429 and any(m in resp.text.lower() for m in _QUOTA_MARKERS):
                     raise SummaryError("quota", f"HTTP 429 (quota): {snippet}")
                 if status == 429 or status >= 500:
-                    if attempt + 1 < attempts:
-                        time.sleep(self._delay(attempt, resp.headers.get("retry-after")))
+                    delay = self._delay(attempt, resp.headers.get("retry-after"))
+                    if attempt + 1 < attempts and time.monotonic() + delay < deadline:
+                        time.sleep(delay)
                         continue
-                    message = f"HTTP {status} after {attempts} attempts: {snippet}"
+                    message = f"HTTP {status} after {attempt + 1} attempt(s): {snippet}"
                     raise SummaryError("quota", message) if status == 429 else SummaryError("other", message)
                 if status in (401, 403):
                     raise SummaryError("auth", f"HTTP {status}: {snippet}")

@@ -81,3 +81,49 @@ def test_uses_configured_auxiliary_model(hermes_home: Path, transcript: Path,
     report = json.loads(proc.stdout)["report"]
     assert report["summary_source"] == "llm" and "summarized by the aux model" in report["summary"]
     assert len(script.requests) == 1
+
+
+def test_prints_the_summary_and_only_it(hermes_home: Path, transcript: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compact", str(transcript), "--context-length", "16000"]) == 0
+    out = capsys.readouterr().out
+    printed = out.split("\n\n", 1)[1]
+    assert printed.startswith("## Goal") and "Fixed module_39." not in printed  # a kept tail message is not shown
+    assert "\n\n\n" not in printed.strip()
+    assert "home      scratch" in out
+
+
+def test_nothing_compacted_exits_1_with_the_reason(hermes_home: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hello"}]))
+    assert main(["compact", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "nothing was compacted" in captured.out and "nothing was compacted:" in captured.err
+    assert "nothing to summarize" in captured.err
+
+
+def test_focus_finds_a_topic_only_in_tool_output(hermes_home: Path, tmp_path: Path, convo: Convo,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    messages = convo()
+    for i, msg in enumerate(messages):
+        if msg["role"] == "tool" and i < 100:
+            msg["content"] = "building...\n" + "".join(
+                f"ZEBRAFISH_{i}_{k} checksum mismatch in vendor/lib_{i}_{k}.so\n" for k in range(12)) + "log\n" * 200
+    path = tmp_path / "focus.json"
+    path.write_text(json.dumps(messages))
+    assert main(["compact", str(path), "--context-length", "16000", "--focus", "zebrafish", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["report"]["summary"].split("## Anchor Index")[0]  # the summary proper
+    focus = [ln for ln in summary.splitlines() if ln.startswith("- Focus: ")]
+    assert focus and all("ZEBRAFISH_" in ln for ln in focus)
+    share = sum(len(ln) for ln in focus) / len(summary)
+    assert 0.55 < share < 0.75, share  # 60-70 % of the budget, not the whole summary
+
+
+def test_scratch_home_unless_live(hermes_home: Path, transcript: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("hermes_context_lcm")
+    assert main(["compact", str(transcript), "--context-length", "16000", "--engine", "lcm"]) == 0
+    assert not list(hermes_home.rglob("lcm.db*")), "compact wrote the user's lcm.db"
+    assert main(["compact", str(transcript), "--context-length", "16000", "--engine", "lcm", "--live"]) == 0
+    assert list(hermes_home.rglob("lcm.db*"))
+    assert f"home      {hermes_home}" in capsys.readouterr().out

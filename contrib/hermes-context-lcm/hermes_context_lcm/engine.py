@@ -31,6 +31,7 @@ from hermes_context_lcm.settings import SCRATCH, LCMSettings
 from hermes_context_lcm.summary_input import extra_context
 from hermes_core import ContextEngine
 from hermes_core.text.messages import api_problems, last_user_index, sanitize_tool_pairs
+from hermes_core.text.redact import redact
 
 if TYPE_CHECKING:
     from hermes_context_lcm.session_lock import SessionLock
@@ -374,7 +375,8 @@ class LCMEngine(ContextEngine):
         tail_budget = int(min(s.fresh_tail_tokens, s.fresh_tail_ratio * threshold))
         summarizer = self.ctx.summarizer or self.ctx.fallback_summarizer
         escalation = Escalation(summarizer, s.max_summary_calls, time.monotonic() + s.compaction_deadline_s,
-                                focus_topic=focus_topic, fallback=self.ctx.fallback_summarizer)
+                                focus_topic=redact(focus_topic) if focus_topic else None,  # it leaves too
+                                fallback=self.ctx.fallback_summarizer)
         builder = DagBuilder(self.store, self._bind(), escalation)
         covered = self._covered_ids()
         _, leaf_budget, condensed_budget = self._budgets(target)

@@ -1,0 +1,193 @@
+"""Run compact-bench: ``python benchmarks/compact_bench/run.py [--sessions 8] [--tokens 500000]``.
+
+Each arm plays every generated session at ``--context-length`` (threshold: half of it),
+then the retained context is scored. Prints a table (or ``--json``) with recall per class
+and its bootstrap 95 % interval, superseded-fact errors, structural violations, requests
+over the window, auxiliary calls, summarizer input, compaction latency, compactions per
+100 requests (each one breaks the prompt cache), and repeated-compaction survival.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from compact_bench import arms as A
+from compact_bench.generator import CLASSES, generate
+from compact_bench.score import fact_outcomes, interval, paired, survival
+
+ARMS = ("none", "truncation", "masking", "compressor+deterministic", "compressor+lossy",
+        "compressor+lossy-unverified", "lcm")
+BASELINE = Path(__file__).with_name("baseline.json")
+
+
+def build(arm: str, context_length: int, drop_rate: float) -> tuple[Any, Any]:
+    from hermes_summarizers.deterministic import DeterministicSummarizer
+
+    if arm == "none":
+        return None, None
+    if arm == "truncation":
+        return A.truncation, None
+    if arm == "masking":
+        return A.masking, None
+    if arm == "compressor+deterministic":
+        return A.compressor(DeterministicSummarizer(), context_length)
+    if arm == "compressor+lossy":
+        return A.compressor(A.LossySummarizer(drop_rate), context_length)
+    if arm == "compressor+lossy-unverified":
+        return A.compressor(A.LossySummarizer(drop_rate), context_length, verify=False)
+    if arm == "lcm":
+        return A.lcm(context_length)
+    raise ValueError(f"unknown arm {arm!r}")
+
+
+def run(sessions: int, tokens: int, context_length: int, arms: tuple[str, ...] = ARMS, seed: int = 1,
+        drop_rate: float = 0.5, cycles: tuple[int, ...] = (1, 2, 5, 10, 40)) -> dict[str, Any]:
+    from hermes_core.text.tokens import estimate_messages_tokens
+
+    generated = [generate(seed + k, tokens) for k in range(sessions)]
+    outcomes: dict[str, dict[str, list[int]]] = {arm: {} for arm in arms}
+    rows: dict[str, dict[str, Any]] = {}
+    for arm in arms:
+        stats: dict[str, Any] = {"violations": 0, "over_window": 0, "requests": 0, "compactions": 0,
+                                 "aux_calls": 0, "summarizer_input_chars": 0, "seconds": [], "retained_tokens": [],
+                                 "survival": []}
+        for session in generated:
+            compact, engine = build(arm, context_length, drop_rate)
+            played = A.play(arm, session.messages, context_length, compact, engine)
+            for key in ("violations", "over_window", "requests", "compactions", "aux_calls",
+                        "summarizer_input_chars"):
+                stats[key] += getattr(played, key)
+            stats["seconds"] += played.seconds
+            stats["retained_tokens"].append(estimate_messages_tokens(played.context))
+            for cls, values in fact_outcomes(session.facts, played.context).items():
+                outcomes[arm].setdefault(cls, []).extend(values)
+            if engine is not None and cycles and arm.startswith("compressor"):
+                stats["survival"].append(survival(engine, played.context, session.facts, cycles))
+            if engine is not None and hasattr(engine, "close"):
+                engine.close()
+        rows[arm] = _row(arm, stats, outcomes[arm], cycles)
+    reference = "compressor+deterministic" if "compressor+deterministic" in arms else None
+    comparisons = {}
+    if reference:
+        for arm in arms:
+            if arm != reference:
+                comparisons[f"{arm} - {reference}"] = {
+                    cls: paired(outcomes[arm][cls], outcomes[reference][cls]) for cls in CLASSES}
+    return {"manifest": {"generator_seed": seed, "sessions": sessions, "target_tokens": tokens,
+                         "session_tokens": [estimate_messages_tokens(s.messages) for s in generated],
+                         "facts_per_session": [len(s.facts) for s in generated], "context_length": context_length,
+                         "lossy_drop_rate": drop_rate, "python": platform.python_version(),
+                         "hermes_core": _version()},
+            "arms": rows, "paired": comparisons}
+
+
+def _version() -> str:
+    from hermes_core import __version__
+
+    return __version__
+
+
+def _row(arm: str, stats: dict[str, Any], outcome: dict[str, list[int]], cycles: tuple[int, ...]) -> dict[str, Any]:
+    row: dict[str, Any] = {cls: interval(outcome[cls]) for cls in CLASSES}
+    row["superseded_error"] = interval(outcome["superseded_error"])
+    row.update({k: stats[k] for k in ("violations", "over_window", "requests", "compactions", "aux_calls",
+                                      "summarizer_input_chars")})
+    row["retained_tokens_median"] = statistics.median(stats["retained_tokens"])
+    row["compaction_ms_median"] = statistics.median(stats["seconds"]) * 1000 if stats["seconds"] else 0.0
+    row["compactions_per_100_requests"] = 100 * stats["compactions"] / max(1, stats["requests"])
+    row["aux_calls_per_compaction"] = stats["aux_calls"] / max(1, stats["compactions"])
+    if stats["survival"]:
+        surv = stats["survival"]
+        row["survival"] = {
+            "recall_at": {c: statistics.fmean(s["recall_at"][c] for s in surv) for c in cycles},
+            "freed_median": statistics.median(s["freed_median"] for s in surv),
+            "first_cycle_freeing_nothing": [s["first_cycle_freeing_nothing"] for s in surv],
+            "violations": sum(s["violations"] for s in surv),
+        }
+    return row
+
+
+def gate(result: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
+    """CI gates: no structural violation anywhere, no compressor request over the window,
+    and no recall below the stored baseline's 95 % interval."""
+    failures = []
+    for arm, row in result["arms"].items():
+        bad = row["violations"] + row.get("survival", {}).get("violations", 0)
+        if bad:
+            failures.append(f"{arm}: {bad} structural violations")
+        if arm.startswith("compressor") and row["over_window"]:
+            failures.append(f"{arm}: {row['over_window']} requests over the window")
+    for arm, classes in (baseline or {}).get("arms", {}).items():
+        row = result["arms"].get(arm)
+        if row is None:
+            continue
+        for cls, (_, low, _) in classes.items():
+            if cls in row and row[cls][0] < low - 1e-9:
+                failures.append(f"{arm}: {cls} recall {row[cls][0]:.3f} below the baseline interval ({low:.3f})")
+    return failures
+
+
+def baseline_of(result: dict[str, Any]) -> dict[str, Any]:
+    return {"manifest": result["manifest"],
+            "arms": {arm: {cls: row[cls] for cls in CLASSES} for arm, row in result["arms"].items()}}
+
+
+def _pct(triple: Any) -> str:
+    mean, low, high = triple
+    return f"{100 * mean:.1f} [{100 * low:.0f}-{100 * high:.0f}]"
+
+
+def markdown(result: dict[str, Any]) -> str:
+    arms = list(result["arms"])
+    lines = ["| class | " + " | ".join(arms) + " |", "|---|" + "---|" * len(arms)]
+    for cls in (*CLASSES, "superseded_error"):
+        lines.append(f"| {cls} | " + " | ".join(_pct(result["arms"][a][cls]) for a in arms) + " |")
+    for key, fmt in (("retained_tokens_median", "{:,.0f}"), ("violations", "{}"), ("over_window", "{}"),
+                     ("compactions_per_100_requests", "{:.1f}"), ("aux_calls_per_compaction", "{:.2f}"),
+                     ("summarizer_input_chars", "{:,}"), ("compaction_ms_median", "{:.1f}")):
+        lines.append(f"| {key} | " + " | ".join(fmt.format(result["arms"][a][key]) for a in arms) + " |")
+    surv = [a for a in arms if "survival" in result["arms"][a]]
+    if surv:
+        lines += ["", "| repeated compaction | " + " | ".join(surv) + " |", "|---|" + "---|" * len(surv)]
+        cycles = list(result["arms"][surv[0]]["survival"]["recall_at"])
+        for c in cycles:
+            lines.append(f"| recall after {c} cycles | " + " | ".join(
+                f"{100 * result['arms'][a]['survival']['recall_at'][c]:.1f}" for a in surv) + " |")
+        lines.append("| freed per cycle (median) | " + " | ".join(
+            f"{100 * result['arms'][a]['survival']['freed_median']:.1f} %" for a in surv) + " |")
+        lines.append("| first cycle freeing nothing | " + " | ".join(
+            str(result["arms"][a]["survival"]["first_cycle_freeing_nothing"]) for a in surv) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--tokens", type=int, default=500_000)
+    parser.add_argument("--context-length", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--arms", default=",".join(ARMS))
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--write-baseline", action="store_true", help=f"store the result as {BASELINE.name}")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    result = run(args.sessions, args.tokens, args.context_length, tuple(args.arms.split(",")), args.seed)
+    result["manifest"]["seconds"] = round(time.perf_counter() - started, 1)
+    if args.write_baseline:
+        BASELINE.write_text(json.dumps(baseline_of(result), indent=1) + "\n")
+    print(json.dumps(result, indent=1, default=str) if args.json else markdown(result))
+    print(json.dumps(result["manifest"]), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
