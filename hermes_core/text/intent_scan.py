@@ -28,24 +28,9 @@ _Compiled = tuple[tuple[re.Pattern[str], bool, str], ...]  # regex, leading \\b,
 
 def _closing(pattern: str, open_at: int) -> int:
     """Index of the ``)`` matching the ``(`` at ``open_at``, or -1."""
-    depth, i, in_class = 0, open_at, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
+    from hermes_core.text.scanning import _metachars
+
+    return next((i for i, ch, depth in _metachars(pattern, open_at) if ch == ")" and depth == 0), -1)
 
 
 def expand(pattern: str, limit: int = 64) -> list[tuple[str, bool]]:

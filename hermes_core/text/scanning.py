@@ -303,15 +303,10 @@ _HOMOGLYPHS = str.maketrans(
 _HOMOGLYPH_RX = re.compile("[" + "".join(chr(c) for c in _HOMOGLYPHS) + "]+")
 
 
-def _alternatives(pattern: str) -> list[str]:
-    """Split a regex at its top-level ``|``.
-
-    Python's regex engine skips ahead quickly only when a pattern starts with a literal
-    or a character set; a top-level alternation or a leading ``\\b`` makes it try every
-    position. Compiling each alternative separately (and checking the word boundary in
-    Python, see :func:`_starts_word`) makes the scan several times faster.
-    """
-    parts, depth, start, i, in_class = [], 0, 0, 0, False
+def _metachars(pattern: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """``(index, char, group depth)`` of each character of a regex outside escapes and
+    character classes, from ``start``; a ``)`` reports the depth it closes back to."""
+    depth, i, in_class = 0, start, False
     while i < len(pattern):
         ch = pattern[i]
         if ch == "\\":
@@ -321,14 +316,26 @@ def _alternatives(pattern: str) -> list[str]:
             in_class = ch != "]"
         elif ch == "[":
             in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
+        else:
+            depth -= ch == ")"
+            yield i, ch, depth
+            depth += ch == "("
+        i += 1
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """Split a regex at its top-level ``|``.
+
+    Python's regex engine skips ahead quickly only when a pattern starts with a literal
+    or a character set; a top-level alternation or a leading ``\\b`` makes it try every
+    position. Compiling each alternative separately (and checking the word boundary in
+    Python, see :func:`_starts_word`) makes the scan several times faster.
+    """
+    parts, start = [], 0
+    for i, ch, depth in _metachars(pattern):
+        if ch == "|" and depth == 0:
             parts.append(pattern[start:i])
             start = i + 1
-        i += 1
     return [*parts, pattern[start:]]
 
 
