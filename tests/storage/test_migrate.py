@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from hermes_context_lcm.engine import LCMEngine
+from hermes_context_lcm.query import parse_query
 from hermes_context_lcm.settings import LCMSettings
 from hermes_context_lcm.store import SQLiteStore
 
@@ -96,10 +97,10 @@ def test_round_trip_on_the_corpus_is_byte_exact_and_rerunnable(tmp_path: Path, n
     # The copy is searchable the way the original is.
     for db in (source, back):
         store = SQLiteStore(db / "lcm.db")
-        hits = store.search_messages('body : ("error")', 5)
+        hits = store.search_messages(parse_query("error"), limit=5)
         store.close()
         assert hits
-    assert SQLiteStore(back / "lcm.db").search_messages('body : ("error")', 5) == hits
+    assert SQLiteStore(back / "lcm.db").search_messages(parse_query("error"), limit=5) == hits
 
     # A destination holding different memory is refused, not overwritten.
     (back / "memories" / "USER.md").write_text("name is Bob\n")

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_context_lcm.codec import encode_message
 from hermes_context_lcm.engine import LCMEngine
-from hermes_context_lcm.pg_store import PgStore, tokens, translate
+from hermes_context_lcm.pg_store import PgStore, match_sql, tokens
+from hermes_context_lcm.query import parse_query
 from hermes_context_lcm.settings import LCMSettings
 from hermes_context_lcm.store import SQLiteStore
 from hermes_context_lcm.tools import run_tool
@@ -110,12 +112,16 @@ def test_lcm_grep_gives_the_same_results_on_both(both: tuple[SQLiteStore, PgStor
 
 
 def test_tokens_and_queries_follow_fts5() -> None:
+    """The store's FTS5 expression, term for term: phrases over ``body`` (coarse) and ``parts``."""
     assert tokens("Über-Prüfung of v1.2.3, snake_case; 日本語") == ["uber", "prufung", "of", "v1", "2", "3", "snake",
                                                                    "case", "日本語"]
-    query, meta = translate('body : ("a b" "c"* NOT "d" OR "e") AND meta : sabc AND meta : rtool')
-    assert query == "(('a' <-> 'b') & 'c':* & !'d') | ('e')" and meta == ["sabc", "rtool"]
-    with pytest.raises(ValueError):
-        translate('body : ("a" AND OR "b")')
+    sql, params, phrases = match_sql(parse_query('"a b" c* NOT d OR getUserName'))
+    assert sql == ("((((coarse @@ %s::tsquery OR parts @@ %s::tsquery)) AND ((coarse @@ %s::tsquery OR parts @@ "
+                   "%s::tsquery)) AND NOT (((coarse @@ %s::tsquery OR parts @@ %s::tsquery)))) OR "
+                   "(((coarse @@ %s::tsquery) OR (parts @@ %s::tsquery))))")
+    assert params == ["'a' <-> 'b'"] * 2 + ["'c':*"] * 2 + ["'d'"] * 2 + ["'getusername'", "'get\u01c2user' <-> "
+                                                                          "'user\u01c2name'"]
+    assert [p.columns for p in phrases][-2:] == [("coarse",), ("parts",)]
 
 
 def test_trigram_search_finds_text_a_word_index_cannot(storage: StorageConfig) -> None:
@@ -210,10 +216,11 @@ def test_structured_queries_scope_by_session_and_role(storage: StorageConfig) ->
                         {"role": "tool", "content": "migration failed: disk full"}])
     b = pg.append("b", [{"role": "user", "content": "migration worked"}])
     query = Query((Group((Term("migration"),), (Term("full"),)),))
-    assert pg.search_messages(query, 10) == [b[0], a[0]]
-    assert pg.search_messages(query, 10, session_id="a") == [a[0]]
-    assert pg.search_messages(Query((Group((Term("migr", prefix=True),)),)), 10, session_id="a", role="tool") == [a[1]]
-    assert pg.search_messages(Query((Group((Term("failed migration"),)), Group((Term("worked"),)))), 10) == [b[0]]
+    assert pg.search_messages(query, limit=10) == [b[0], a[0]]
+    assert pg.search_messages(query, limit=10, session_id="a") == [a[0]]
+    prefix = Query((Group((Term("migr", prefix=True),)),))
+    assert pg.search_messages(prefix, limit=10, session_id="a", role="tool") == [a[1]]
+    assert pg.search_messages(Query((Group((Term("failed migration"),)), Group((Term("worked"),)))), limit=10) == [b[0]]
 
 
 def test_text_postgresql_cannot_hold_still_round_trips(storage: StorageConfig, tmp_path: Path) -> None:
@@ -229,9 +236,32 @@ def test_text_postgresql_cannot_hold_still_round_trips(storage: StorageConfig, t
     pg = PgStore(storage)
     ids = pg.append("odd", odd)
     assert [m.message() for m in pg.get_messages(ids)] == odd
-    assert pg.search_messages('body : ("tail")', 5) == [ids[2]] and pg.search_messages('body : ("w299999")', 5) == []
-    assert pg.search_messages('body : ("surrogate")', 5) == [ids[1]]
+    # exactly the codec's two values, as SQLite holds them (surrogate content as bytes, NUL text as text)
+    assert [(m.content, m.meta) for m in pg.get_messages(ids)] == [encode_message(m) for m in odd]
+    assert pg.search_messages(parse_query("tail"), limit=5) == [ids[2]]
+    assert pg.search_messages(parse_query("w299999"), limit=5) == []
+    assert pg.search_messages(parse_query("surrogate"), limit=5) == [ids[1]]
     sid = pg.add_summary(NewSummary(session_id="odd", depth=0, content="sum \x00 \udc80", hint="h", tokens=1,
                                     source="deterministic", covers_kind="messages", covers=ids, first_message=ids[0],
                                     last_message=ids[-1], message_count=len(ids)))
-    assert pg.get_summaries([sid])[0].content == "sum \x00 \udc80"
+    assert pg.get_summaries([sid])[0].content == "sum \x00 \ufffd"  # as SQLite keeps a summary: storable text
+
+
+def test_content_identity_is_the_sqlite_stores(storage: StorageConfig, tmp_path: Path,
+                                               transcripts: dict[str, list[dict[str, Any]]]) -> None:
+    """Re-ingest stores nothing twice; the same text at another point is a new row; parents as in SQLite."""
+    sqlite, pg = SQLiteStore(tmp_path / "lcm.db"), PgStore(storage)
+    ok, sure = {"role": "user", "content": "ok"}, {"role": "assistant", "content": "sure"}
+    calls: list[tuple[str, list[dict[str, Any]], list[int | None] | None]] = [
+        ("s", [ok, sure, ok, ok], None), ("s", [ok, sure, ok, ok], [0, None, None, None]),
+        ("s", [ok, {"role": "assistant", "content": "sure!"}, ok], [0, None, None]), ("t", [ok, ok], None)]
+    name, messages = next(iter(transcripts.items()))
+    calls += [(name, messages, None), (name, messages, [0] + [None] * (len(messages) - 1)),
+              (name, messages[:30], [0] + [None] * 29)]
+    for session, batch, parents in calls:
+        here = [(m.session_id, m.seq) for m in sqlite.get_messages(sqlite.append(session, batch, parents))]
+        there = [(m.session_id, m.seq) for m in pg.get_messages(pg.append(session, batch, parents))]
+        assert there == here, session
+    assert pg.session_size(name) == sqlite.session_size(name) == len(messages)
+    assert pg.stats(None)["messages_total"] == sqlite.stats(None)["messages_total"]
+    sqlite.close()

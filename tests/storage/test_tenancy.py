@@ -120,6 +120,7 @@ def test_every_lcm_store_read_is_scoped(pg_dsn: str, namespaces: tuple[str, str]
     """Below the tools too: no store method hands one namespace another's ids or rows."""
     from hermes_context_lcm.dag import NewSummary
     from hermes_context_lcm.pg_store import PgStore
+    from hermes_context_lcm.query import parse_query
 
     from hermes_core.config.models import StorageConfig
 
@@ -130,9 +131,9 @@ def test_every_lcm_store_read_is_scoped(pg_dsn: str, namespaces: tuple[str, str]
                              source="deterministic", covers_kind="messages", covers=ids, first_message=ids[0],
                              last_message=ids[0], message_count=1))
     a.save_layout("same-session-id", [ids[0]], ids[0])
-    match = f'body : ("{canary}")'
-    assert a.search_messages(match, 10) == ids and a.search_summaries(match, 10)  # the owner finds both
-    assert b.search_messages(match, 10) == [] and b.search_summaries(match, 10) == []
+    match = parse_query(canary)
+    assert a.search_messages(match, limit=10) == ids and a.search_summaries(match, limit=10)  # the owner finds both
+    assert b.search_messages(match, limit=10) == [] and b.search_summaries(match, limit=10) == []
     assert b.search_substring(canary, None, 10) == [] and b.get_messages(ids) == []
     assert b.scan_messages(None, None, 100) == [] and b.all_summaries(None) == []
     assert b.session_messages("same-session-id") == [] and b.session_size("same-session-id") == 0

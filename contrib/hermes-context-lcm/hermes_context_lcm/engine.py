@@ -149,7 +149,7 @@ class LCMEngine(ContextEngine):
         if self.scratch:  # nothing to guard, and nothing may be written under the user's home
             self.session_id, self._session_lock, self.session_note = session_id, SessionLock(directory, None), ""
             return
-        server_lock = getattr(self.store, "session_lock", None)  # a database store locks across hosts
+        server_lock = self._server_lock()
         for n in range(1, MAX_CONCURRENT + 1):
             candidate = session_id if n == 1 else f"{session_id}#concurrent-{n}"
             lock = (server_lock(candidate) if server_lock is not None
@@ -165,6 +165,15 @@ class LCMEngine(ContextEngine):
             f"storing this conversation as {candidate!r} so the two do not mix")
         if self.session_note:
             log.warning("LCM: %s", self.session_note)
+
+    def _server_lock(self) -> Any:
+        """A database store's session lock (it holds across hosts), or None: a file store is
+        locked with lock files, and knowing that needs no open. So a file that cannot be opened
+        (a newer schema, no permission) does not stop the session: the turn goes on without it."""
+        storage = getattr(self.ctx.config, "storage", None)
+        if self.ctx.extras.get("lcm_store") is None and getattr(storage, "backend", "files") != "postgres":
+            return None
+        return getattr(self.store, "session_lock", None)
 
     def _release(self) -> None:
         if self._session_lock is not None:

@@ -2,16 +2,24 @@
 
 Selected by ``storage.backend: postgres``. Every row carries the ``namespace`` of the
 ``storage:`` section and every statement filters on it (a bound parameter), so tenants
-share tables but never rows. Messages are stored as the SQLite store stores them
-(``content`` string + JSON ``meta``, from :func:`split_message`), so
-:meth:`StoredMessage.message` rebuilds the ingested dict byte for byte.
+share tables but never rows.
 
-Search: each message gets a ``tsvector`` (GIN) built here from the same tokens SQLite's
-``unicode61`` tokenizer produces (letters, digits and private-use characters, case
-folded, Latin diacritics removed), with positions, so the tools' FTS5 expressions
-(phrases, ``prefix*``, AND / OR / NOT, session and role scope) translate to ``tsquery``
-with the same matches, newest first. ``search_substring`` uses a ``pg_trgm`` GIN index
-for what a word index cannot find (a word inside CJK text, part of an identifier).
+**What is stored** is what the SQLite store stores, from the same helpers: a message's
+``(content, meta)`` from :func:`hermes_context_lcm.codec.encode_message` (``content`` in a
+``bytea`` with a kind: none, text as UTF-8 - NUL included, which a PostgreSQL ``text``
+cannot hold - or the surrogate-holding bytes as they are), so :meth:`StoredMessage.message`
+rebuilds the ingested dict byte for byte; and the same content identity (the store's
+``_identity``) under ``UNIQUE (namespace, ident)``, so a re-ingest returns the existing ids.
+
+**Search** indexes what SQLite's FTS5 indexes: :func:`~hermes_context_lcm.textindex.coarse_text`
+and :func:`~hermes_context_lcm.textindex.parts_text` of the searchable text, each a ``tsvector``
+(GIN) of the tokens FTS5's ``unicode61`` makes (built here, with positions; phrases are
+``<->``). A :class:`~hermes_context_lcm.query.TextQuery` becomes the same phrases over the
+same columns as :func:`hermes_context_lcm.store.term_expression`. Ranking follows the SQLite
+store: a query with up to ``RANK_LIMIT`` matches is ordered by FTS5's BM25, computed here
+with FTS5's own formula and statistics (row and token counts per namespace are kept in
+``lcm_counts``), equal scores newest first; a more common one newest first.
+``search_substring`` uses a ``pg_trgm`` GIN index for plain substrings.
 
 One live engine per session across hosts: :meth:`PgStore.session_lock` takes a
 session-level advisory lock (released when the host's connection dies).
@@ -20,37 +28,43 @@ session-level advisory lock (released when the host's connection dies).
 from __future__ import annotations
 
 import base64
-import json
+import math
 import re
 import time
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hermes_context_lcm import codec
 from hermes_context_lcm.store import (
+    RANK_LIMIT,
     Message,
     StoredMessage,
     StoreError,
     SummaryRow,
+    _identity,
+    message_tokens,
     role_token,
-    search_text,
     session_token,
-    split_message,
 )
+from hermes_context_lcm.textindex import coarse_text, parts_text, query_forms, single_run_pairs
 from hermes_core.storage.errors import StorageError
 from hermes_core.storage.locks import advisory_key, session_locks
 from hermes_core.storage.schema import Component, migrate
-from hermes_core.text.tokens import estimate_message_tokens
 
 if TYPE_CHECKING:
     import psycopg
 
     from hermes_context_lcm.dag import NewSummary
+    from hermes_context_lcm.query import Term, TextQuery
     from hermes_core.config.models import StorageConfig
     from hermes_core.storage.pool import Database
 
 MAX_POSITION = 16383  # tsvector positions stop there; later tokens share it (phrases that far in may miss)
 
+#: Version 1 is the only one: the PostgreSQL backend is unreleased, so its first schema was
+#: rewritten in place for the store's identity and index text (no database holds the old one).
 LCM_SCHEMA = Component("lcm", migrations=(
     """
     CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -60,19 +74,23 @@ LCM_SCHEMA = Component("lcm", migrations=(
         session_id text NOT NULL,
         seq bigint NOT NULL,
         role text NOT NULL,
-        content text,
+        content bytea,
+        content_kind smallint NOT NULL,
         meta text NOT NULL,
         tokens integer NOT NULL,
         created_at double precision NOT NULL,
-        escaped smallint NOT NULL DEFAULT 0,
+        ident bytea,
         stoken text NOT NULL,
         rtoken text NOT NULL,
-        words tsvector NOT NULL,
+        coarse tsvector NOT NULL,
+        parts tsvector NOT NULL,
         body text NOT NULL,
         PRIMARY KEY (namespace, id),
-        UNIQUE (namespace, session_id, seq)
+        UNIQUE (namespace, session_id, seq),
+        UNIQUE (namespace, ident)
     );
-    CREATE INDEX lcm_messages_words ON lcm_messages USING gin (words);
+    CREATE INDEX lcm_messages_coarse ON lcm_messages USING gin (coarse);
+    CREATE INDEX lcm_messages_parts ON lcm_messages USING gin (parts);
     CREATE INDEX lcm_messages_session ON lcm_messages (namespace, stoken, id);
     CREATE INDEX lcm_messages_body_trgm ON lcm_messages USING gin (body gin_trgm_ops);
     CREATE SEQUENCE lcm_ids;
@@ -94,17 +112,26 @@ LCM_SCHEMA = Component("lcm", migrations=(
         created_at double precision NOT NULL,
         escaped smallint NOT NULL DEFAULT 0,
         stoken text NOT NULL,
-        words tsvector NOT NULL,
+        coarse tsvector NOT NULL,
+        parts tsvector NOT NULL,
         PRIMARY KEY (namespace, id)
     );
     CREATE INDEX lcm_summaries_roots ON lcm_summaries (namespace, session_id, parent_id, id);
-    CREATE INDEX lcm_summaries_words ON lcm_summaries USING gin (words);
+    CREATE INDEX lcm_summaries_coarse ON lcm_summaries USING gin (coarse);
+    CREATE INDEX lcm_summaries_parts ON lcm_summaries USING gin (parts);
     CREATE TABLE lcm_layouts (
         namespace text NOT NULL,
         session_id text NOT NULL,
         layout text NOT NULL,
         upto bigint NOT NULL,
         PRIMARY KEY (namespace, session_id)
+    );
+    CREATE TABLE lcm_counts (
+        namespace text NOT NULL,
+        kind text NOT NULL,
+        rows bigint NOT NULL,
+        tokens bigint NOT NULL,
+        PRIMARY KEY (namespace, kind)
     );
     """,
 ))
@@ -141,13 +168,18 @@ def tokens(text: str) -> list[str]:
 
 
 def tsvector_literal(text: str) -> str:
-    """A ``tsvector`` of ``text``'s tokens with their positions (built here, not by a PG parser).
+    """A ``tsvector`` of ``text``'s tokens with their positions (built here, not by a PG parser)."""
+    return vector_literal(tokens(text))
+
+
+def vector_literal(words: Sequence[str]) -> str:
+    """A ``tsvector`` of ``words`` at positions 1, 2, ... (capped as PostgreSQL caps them).
 
     Tokens are letters and digits only, so they never need escaping inside the quotes.
     """
     positions: dict[str, list[int]] = {}
     size = 0
-    for n, token in enumerate(tokens(text), 1):
+    for n, token in enumerate(words, 1):
         at = positions.get(token)
         if at is None:
             if len(token) * 4 > MAX_LEXEME_BYTES and len(token.encode("utf-8")) > MAX_LEXEME_BYTES:
@@ -161,20 +193,32 @@ def tsvector_literal(text: str) -> str:
     return " ".join(f"'{t}':{','.join(map(str, p))}" for t, p in positions.items())
 
 
-# -- text PostgreSQL cannot hold ---------------------------------------------------------------------
+# -- what is stored ------------------------------------------------------------------------------
+
+CONTENT_NONE, CONTENT_TEXT, CONTENT_BYTES = 0, 1, 2
+
+
+def encode_content(content: str | bytes | None) -> tuple[bytes | None, int]:
+    """The codec's ``content`` as ``(bytea, kind)``: text as UTF-8 (NUL kept), bytes as they are."""
+    if content is None:
+        return None, CONTENT_NONE
+    if isinstance(content, bytes):
+        return content, CONTENT_BYTES
+    return content.encode("utf-8"), CONTENT_TEXT
+
+
+def decode_content(data: bytes | memoryview | None, kind: int) -> str | bytes | None:
+    if data is None or kind == CONTENT_NONE:
+        return None
+    data = bytes(data)
+    return data.decode("utf-8") if kind == CONTENT_TEXT else data
 
 
 def to_pg(value: str | None) -> tuple[str | None, bool]:
-    """``(stored text, escaped)``: text with NUL or lone surrogates (which a PostgreSQL ``text``
-    cannot hold) is stored as base64 of its UTF-8 (surrogatepass) bytes, so it reads back exactly."""
-    if value is None:
-        return None, False
-    if "\x00" not in value:
-        try:
-            value.encode("utf-8")
-            return value, False
-        except UnicodeEncodeError:
-            pass
+    """``(stored text, escaped)`` for a summary's text: a text with NUL (which a PostgreSQL
+    ``text`` cannot hold) is stored as base64 of its UTF-8, so it reads back exactly."""
+    if value is None or "\x00" not in value:
+        return value, False
     return base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii"), True
 
 
@@ -185,13 +229,9 @@ def from_pg(value: str | None, escaped: bool) -> str | None:
 
 
 def searchable(text: str) -> str:
-    """What the indexes see: NUL dropped, lone surrogates replaced."""
-    text = text.replace("\x00", "")
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
+    """What the indexes see: lone surrogates replaced (as SQLite's index sees them), NUL a space
+    (FTS5 splits words on it as on a space; a PostgreSQL ``text`` cannot hold it)."""
+    return codec.storable_text(text).replace("\x00", " ")
 
 
 def encode_row(first: str | None, second: str | None) -> tuple[str | None, str | None, int]:
@@ -201,107 +241,166 @@ def encode_row(first: str | None, second: str | None) -> tuple[str | None, str |
     return a, b, int(ea) | (int(eb) << 1)
 
 
+@dataclass(frozen=True)
+class IndexRow:
+    """What the word indexes hold of one text, and its size as FTS5 counts it (for BM25)."""
+
+    coarse: str
+    parts: str
+    ntokens: int
+
+
+def index_row(text: str) -> IndexRow:
+    """The SQLite store's index columns for ``text`` (``body`` = coarse, ``parts``) as tsvectors."""
+    clean = searchable(text)
+    coarse, parts = tokens(coarse_text(clean)), tokens(parts_text(clean))
+    return IndexRow(vector_literal(coarse), vector_literal(parts), 2 + len(coarse) + len(parts))  # 2: meta
+
+
 def decode_message(row: Sequence[Any]) -> StoredMessage:
-    """A row of ``MESSAGE_COLUMNS`` as the :class:`StoredMessage` that was stored."""
-    escaped = row[8]
-    return StoredMessage(row[0], row[1], row[2], row[3], from_pg(row[4], bool(escaped & 1)),
-                         from_pg(row[5], bool(escaped & 2)) or "", row[6], row[7])
+    """A row of ``MESSAGE_COLUMNS`` as the :class:`StoredMessage` the SQLite store returns."""
+    return StoredMessage(row[0], row[1], row[2], row[3], decode_content(row[4], row[5]), row[6], row[7], row[8])
 
 
 def decode_summary(row: Sequence[Any]) -> SummaryRow:
     """A row of ``SUMMARY_COLUMNS`` as the :class:`SummaryRow` that was stored."""
     escaped = row[14]
     return SummaryRow(row[0], row[1], row[2], from_pg(row[3], bool(escaped & 1)) or "",  # type: ignore[call-arg]
-                      from_pg(row[4], bool(escaped & 2)) or "", row[5], row[6], row[7], tuple(json.loads(row[8])),
+                      from_pg(row[4], bool(escaped & 2)) or "", row[5], row[6], row[7], tuple(codec.loads(row[8])),
                       *row[9:14])
 
 
-MESSAGE_COLUMNS = "id, session_id, seq, role, content, meta, tokens, created_at, escaped"
+MESSAGE_COLUMNS = "id, session_id, seq, role, content, content_kind, meta, tokens, created_at"
 SUMMARY_COLUMNS = ("id, session_id, depth, content, hint, tokens, source, covers_kind, covers,"
                    " first_message, last_message, message_count, parent_id, created_at, escaped")
 
 
-# -- the tools' FTS5 expressions, as tsquery ----------------------------------------------------
-
-_MATCH = re.compile(r"^body : \((?P<expr>.*)\)(?P<meta>(?: AND meta : [A-Za-z0-9]+)*)$", re.S)
-_EXPR_TOKEN = re.compile(r'"((?:[^"]|"")*)"(\*?)|(AND|OR|NOT)|(\S+)')
-
-
-def _phrase(text: str, prefix: bool) -> str | None:
-    words = [w for w in tokens(searchable(text)) if len(w.encode("utf-8")) <= MAX_LEXEME_BYTES]
-    if not words:
-        return None
-    parts = [f"'{w}'" for w in words]  # tokens are letters and digits: no quoting needed
-    if prefix:
-        parts[-1] += ":*"
-    return "(" + " <-> ".join(parts) + ")" if len(parts) > 1 else parts[0]
+def add_counts(conn: psycopg.Connection[Any], namespace: str, kind: str, rows: int, ntokens: int) -> None:
+    """Keep the row and token totals FTS5 keeps for BM25 (``kind``: messages or summaries)."""
+    conn.execute("INSERT INTO lcm_counts (namespace, kind, rows, tokens) VALUES (%s, %s, %s, %s) "
+                 "ON CONFLICT (namespace, kind) DO UPDATE SET rows = lcm_counts.rows + EXCLUDED.rows, "
+                 "tokens = lcm_counts.tokens + EXCLUDED.tokens", (namespace, kind, rows, ntokens))
 
 
-def translate(match: str) -> tuple[str, list[str]]:
-    """``(tsquery text, meta tokens)`` for a match string the LCM tools build.
-
-    FTS5 precedence: NOT binds tightest (``a NOT b`` = a and not b), then AND (also implied
-    between adjacent phrases), then OR.
-    """
-    found = _MATCH.match(match)
-    if not found:
-        raise ValueError(f"bad full-text query {match!r}")
-    meta = found.group("meta").split(" AND meta : ")[1:]
-    groups: list[list[str]] = [[]]
-    negate = False
-    pending_op = True  # at the start, or after an operator
-    for m in _EXPR_TOKEN.finditer(found.group("expr")):
-        quoted, star, op, bare = m.groups()
-        if op:
-            if pending_op:
-                raise ValueError(f"bad full-text query {match!r}: misplaced {op}")
-            if op == "OR":
-                groups.append([])
-            negate = op == "NOT"
-            pending_op = True
-            continue
-        if bare is not None:
-            raise ValueError(f"bad full-text query {match!r}: unexpected {bare!r}")
-        phrase = _phrase(quoted.replace('""', '"'), bool(star))
-        if phrase is None:  # FTS5: a phrase without tokens matches nothing
-            phrase = "'-'"  # a lexeme no text has: tokens are letters and digits only
-        groups[-1].append(("!" if negate else "") + phrase)
-        negate, pending_op = False, False
-    if pending_op:
-        raise ValueError(f"bad full-text query {match!r}: ends with an operator")
-    return " | ".join("(" + " & ".join(g) + ")" for g in groups), meta
+# -- a TextQuery as the SQLite store's FTS5 expression, in SQL --------------------------------------
 
 
-def structured_query(query: Any) -> str:
-    """``tsquery`` text for a structured query: any group matches; a group needs all its ``must``
-    terms (phrases; ``prefix`` on the last word) and none of its ``must_not`` terms."""
+@dataclass(frozen=True)
+class Phrase:
+    """One FTS5 phrase of a query: its tokens, a prefix last token, the columns it may match in."""
+
+    words: tuple[str, ...]
+    prefix: bool
+    columns: tuple[str, ...]  # "coarse" (FTS5 ``body``) and/or "parts"
+
+    def tsquery(self) -> str:
+        parts = [f"'{w}'" for w in self.words if len(w.encode("utf-8")) <= MAX_LEXEME_BYTES] or ["'-'"]
+        if self.prefix:
+            parts[-1] += ":*"
+        return " <-> ".join(parts)  # a lexeme no text has ('-') when no word is left: FTS5 matches nothing
+
+
+def _phrase(text: str, prefix: bool, *columns: str) -> Phrase:
+    return Phrase(tuple(tokens(text)), prefix, columns)
+
+
+def term_phrases(term: Term) -> list[Phrase]:
+    """The phrases :func:`hermes_context_lcm.store.term_expression` writes for ``term``, in its order."""
+    coarse, fine = query_forms(term.text)
+    pairs = single_run_pairs(term.text)
+    if pairs:
+        by_pairs = _phrase(pairs, term.prefix, "parts")
+        return [by_pairs] if " " in coarse else [_phrase(coarse, term.prefix, "coarse"), by_pairs]
+    if coarse == fine:
+        return [_phrase(coarse, term.prefix, "coarse", "parts")]
+    return [_phrase(coarse, term.prefix, "coarse"), _phrase(fine, term.prefix, "parts")]
+
+
+def _phrase_sql(phrase: Phrase, params: list[Any]) -> str:
+    tests = []
+    for column in phrase.columns:
+        tests.append(f"{column} @@ %s::tsquery")
+        params.append(phrase.tsquery())
+    return "(" + " OR ".join(tests) + ")"
+
+
+def match_sql(query: TextQuery) -> tuple[str, list[Any], list[Phrase]]:
+    """``(SQL condition, its parameters, the phrases in FTS5's order)`` for ``query``."""
+    params: list[Any] = []
+    phrases: list[Phrase] = []
+
+    def term_sql(term: Term) -> str:
+        found = term_phrases(term)
+        phrases.extend(found)
+        return "(" + " OR ".join(_phrase_sql(p, params) for p in found) + ")"
+
     groups = []
     for group in query.groups:
-        parts = [_phrase(t.text, t.prefix) or "'-'" for t in group.must]
-        parts += ["!" + (_phrase(t.text, t.prefix) or "'-'") for t in group.must_not]
-        if parts:
-            groups.append("(" + " & ".join(parts) + ")")
+        expr = " AND ".join(term_sql(t) for t in group.must)
+        if group.must_not:
+            expr = f"{expr} AND NOT ({' OR '.join(term_sql(t) for t in group.must_not)})"
+        groups.append(f"({expr})")
     if not groups:
         raise ValueError("the query has no searchable words")
-    return " | ".join(groups)
+    return "(" + " OR ".join(groups) + ")", params, phrases
 
 
-def _meta_filter(meta: list[str]) -> tuple[str, list[Any]]:
-    """SQL conditions for the tools' ``meta`` tokens (session, role or depth) and their parameters."""
-    sql, params = "", []
-    for token in meta:
-        if token.startswith("s"):
-            sql += " AND stoken = %s"
-        elif token.startswith("r"):
-            sql += " AND rtoken = %s"
-        else:
-            sql += " AND 'd' || depth = %s"
-        params.append(token)
-    return sql, params
+# -- BM25 as FTS5 computes it ------------------------------------------------------------------------
+
+K1, B = 1.2, 0.75
+WEIGHTS = {"coarse": 1.0, "parts": 0.5}  # bm25(fts, 0.0, 1.0, 0.5): meta, body, parts
+#: FTS5 with ``columnsize=0`` on a contentless table reports each column's size as -1, so
+#: the document length in its BM25 is minus the number of columns (meta, body, parts).
+DOC_LENGTH = -3.0
+
+
+def _instances(words: Sequence[str], phrase: Phrase) -> int:
+    """How often ``phrase`` occurs in ``words`` (overlapping, as FTS5 counts instances)."""
+    n = len(phrase.words)
+    if not n:
+        return 0
+    first, last = phrase.words[0], phrase.words[-1]
+    count = 0
+    for i in range(len(words) - n + 1):
+        if words[i] != first and not (n == 1 and phrase.prefix and words[i].startswith(first)):
+            continue
+        body = all(words[i + k] == phrase.words[k] for k in range(1, n - 1))
+        end = words[i + n - 1]
+        if body and (end.startswith(last) if phrase.prefix else end == last):
+            count += 1
+    return count
+
+
+def bm25(texts: dict[int, str], phrases: Sequence[Phrase], hits: Sequence[int], rows: int,
+         total_tokens: int) -> dict[int, float]:
+    """FTS5's ``bm25()`` (negative: lower is better) of each row's index text, given the
+    rows matching each phrase (``hits``) and the table's row and token totals."""
+    avgdl = total_tokens / rows if rows else 0.0
+    idf = []
+    for n in hits:
+        value = math.log((0.5 + rows - n) / (0.5 + n))
+        idf.append(value if value > 0.0 else 1e-6)
+    out: dict[int, float] = {}
+    for rowid, text in texts.items():
+        clean = searchable(text)
+        words = {"coarse": tokens(coarse_text(clean)), "parts": tokens(parts_text(clean))}
+        score = 0.0
+        for i, phrase in enumerate(phrases):
+            freq = 0.0
+            for column in ("coarse", "parts"):  # FTS5 adds each instance's column weight, in column order
+                if column in phrase.columns:
+                    for _ in range(_instances(words[column], phrase)):
+                        freq += WEIGHTS[column]
+            if freq:
+                score += idf[i] * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * DOC_LENGTH / avgdl)))
+        out[rowid] = -1.0 * score
+    return out
 
 
 class PgStore:
     """The LCM store in one PostgreSQL namespace. Thread-safe (pooled connections)."""
+
+    generation = 0  # the database is never replaced under the store
 
     def __init__(self, storage: StorageConfig, *, environ: dict[str, str] | None = None,
                  durable: bool = False) -> None:
@@ -312,6 +411,7 @@ class PgStore:
         from hermes_core.storage.settings import postgres_target
 
         self.namespace = storage.namespace
+        self.last_error = ""
         self._commit_mode = "on" if durable else "off"
         try:
             target = postgres_target(storage, environ)
@@ -335,50 +435,88 @@ class PgStore:
 
     def _run(self, work: Any, **kw: Any) -> Any:
         try:
-            return self.db.transact(work, **kw)
+            result = self.db.transact(work, **kw)
         except StorageError as exc:
-            raise _store_error(exc) from None
+            error = _store_error(exc)
+            self.last_error = str(error)
+            raise error from None
+        self.last_error = ""
+        return result
 
     # -- messages ----------------------------------------------------------------------
 
-    def append(self, session_id: str, messages: Sequence[Message]) -> list[int]:
-        """Store ``messages`` at the end of the session in one transaction; their ids."""
+    def append(self, session_id: str, messages: Sequence[Message],
+               parents: Sequence[int | None] | None = None) -> list[int]:
+        """Store ``messages`` in one transaction; one id per message (the existing one when the
+        message's identity is stored already). ``parents`` as in the SQLite store: the stored id
+        before each message, ``0`` for none, ``None`` for the previous element."""
         if not messages:
             return []
+        if parents is not None and len(parents) != len(messages):
+            raise ValueError("parents must have one entry per message")
         now = time.time()
         stoken = session_token(session_id)
         rows = []
         for msg in messages:
-            content, meta, escaped = encode_row(*split_message(msg))
-            text = searchable(search_text(msg))
-            role = str(msg.get("role") or "")
-            rows.append((role, content, meta, estimate_message_tokens(msg), now, escaped, stoken, role_token(role),
-                         tsvector_literal(text), text))
-        state: dict[str, int] = {}
+            content, meta = codec.encode_message(msg)
+            role = codec.storable_text(str(msg.get("role") or ""))
+            rows.append((role, content, meta, message_tokens(msg)))
 
         def work(conn: psycopg.Connection[Any]) -> list[int]:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("lcm", self.namespace, session_id),))
-            # A statement of its own, after the lock: its snapshot then includes the last append.
-            last, ids = conn.execute(
-                "SELECT (SELECT max(seq) FROM lcm_messages WHERE namespace = %s AND session_id = %s),"
-                " (SELECT array_agg(nextval('lcm_ids')) FROM generate_series(1, %s))",
-                (self.namespace, session_id, len(rows))).fetchone()  # type: ignore[misc]
-            first_seq = 0 if last is None else int(last) + 1
-            values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s)"] * len(rows))
-            params: list[Any] = []
-            for i, (mid, r) in enumerate(zip(ids, rows, strict=True)):
-                params += [self.namespace, mid, session_id, first_seq + i, *r]
-            conn.execute(
-                "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens, created_at,"
-                f" escaped, stoken, rtoken, words, body) VALUES {values}", params)
-            state["first_id"] = ids[0]
-            return [int(i) for i in ids]
+            # Statements of their own, after the lock: their snapshot includes the last append.
+            last = conn.execute("SELECT seq, id, ident FROM lcm_messages WHERE namespace = %s AND session_id = %s "
+                                "ORDER BY seq DESC LIMIT 1", (self.namespace, session_id)).fetchone()
+            seq = 0 if last is None else int(last[0]) + 1
+            session_last = b"" if last is None else _ident_of(last[1], last[2])
+            wanted = list(dict.fromkeys(p for p in parents or () if p))
+            known = {int(i): _ident_of(i, ident) for i, ident in conn.execute(
+                "SELECT id, ident FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)",
+                (self.namespace, wanted))} if wanted else {}
+            idents: list[bytes] = []
+            for i, (_role, content, meta, _tokens) in enumerate(rows):
+                parent = parents[i] if parents is not None else None
+                if parent is None:
+                    before = idents[-1] if i else session_last
+                elif parent == 0:
+                    before = b""
+                else:
+                    before = known.get(parent, b"id:%d" % parent)
+                idents.append(_identity(session_id, before, content, meta))
+            existing = {bytes(ident): int(mid) for ident, mid in conn.execute(
+                "SELECT ident, id FROM lcm_messages WHERE namespace = %s AND ident = ANY(%s)",
+                (self.namespace, list(dict.fromkeys(idents))))}
+            fresh, seen = [], set(existing)
+            for n, ident in enumerate(idents):  # a message repeated within the batch is stored once
+                if ident not in seen:
+                    seen.add(ident)
+                    fresh.append(n)
+            new_ids = [int(r[0]) for r in conn.execute(
+                "SELECT nextval('lcm_ids') FROM generate_series(1, %s)", (len(fresh),))] if fresh else []
+            values: list[Any] = []
+            ntokens = 0
+            for n, mid in zip(fresh, new_ids, strict=True):
+                role, content, meta, tokens_ = rows[n]
+                existing[idents[n]] = mid
+                text = searchable(StoredMessage(mid, session_id, seq, role, content, meta, tokens_, now).text())
+                index = index_row(text)
+                ntokens += index.ntokens
+                data, kind = encode_content(content)
+                values.append((self.namespace, mid, session_id, seq, role, data, kind, meta, tokens_, now,
+                               idents[n], stoken, role_token(role), index.coarse, index.parts, text))
+                seq += 1
+            if values:
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, content_kind, meta,"
+                        " tokens, created_at, ident, stoken, rtoken, coarse, parts, body) VALUES"
+                        " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s::tsvector, %s)",
+                        values)
+                add_counts(conn, self.namespace, "messages", len(values), ntokens)
+            return [existing[ident] for ident in idents]
 
-        def committed(conn: psycopg.Connection[Any]) -> bool:
-            return conn.execute("SELECT 1 FROM lcm_messages WHERE namespace = %s AND id = %s",
-                                (self.namespace, state.get("first_id", -1))).fetchone() is not None
-
-        return self._write(work, resolve_unknown=committed)  # type: ignore[no-any-return]
+        # A commit cut off is resolved by running again: an append of stored messages stores nothing.
+        return self._write(work, resolve_unknown=lambda conn: False)  # type: ignore[no-any-return]
 
     def flush_index(self) -> None:
         """Nothing to do: rows are indexed in the transaction that stores them."""
@@ -404,6 +542,7 @@ class PgStore:
         return [decode_message(r) for r in rows]
 
     def scan_messages(self, session_id: str | None, before_id: int | None, limit: int) -> list[StoredMessage]:
+        """Newest first, for regex scans that page by id (as the SQLite store)."""
         before = before_id if before_id is not None else 1 << 62
         if session_id is None:
             rows = self._rows(f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND id < %s "
@@ -414,33 +553,72 @@ class PgStore:
                 "ORDER BY seq DESC LIMIT %s", (self.namespace, session_id, before, limit))
         return [decode_message(r) for r in rows]
 
-    def search_messages(self, match: Any, limit: int = 10, offset: int = 0, *, session_id: str | None = None,
-                        role: str | None = None) -> list[int]:
-        """Ids of matching messages, newest first, one page.
+    def search_messages(self, query: TextQuery, *, session_id: str | None = None, role: str | None = None,
+                        limit: int = 10, offset: int = 0) -> list[int]:
+        """Ids of matching messages, ranked as the SQLite store ranks them: BM25 when the query
+        has up to ``RANK_LIMIT`` matches (in the whole namespace; a session search then keeps
+        the session's), equal scores newest first; newest first when it has more."""
+        match, params, phrases = match_sql(query)
+        if session_id is None:
+            scope, scope_params = ("", []) if role is None else (" AND rtoken = %s", [role_token(role)])
+            return self._ranked("lcm_messages", "messages", match, params, phrases, scope, scope_params, limit,
+                                offset)
+        probe = self._rows(
+            f"SELECT id, session_id = %s{' AND role = %s' if role else ''} FROM lcm_messages "
+            f"WHERE namespace = %s AND {match} ORDER BY id DESC LIMIT {RANK_LIMIT + 1}",
+            (session_id, *((role,) if role else ()), self.namespace, *params))
+        if len(probe) <= RANK_LIMIT:
+            kept = [int(r[0]) for r in probe if r[1]]
+            return self._order("lcm_messages", "messages", kept, phrases)[offset : offset + limit]
+        scope = " AND stoken = %s" + (" AND rtoken = %s" if role else "")
+        rows = self._rows(f"SELECT id FROM lcm_messages WHERE namespace = %s AND {match}{scope} "
+                          "ORDER BY id DESC LIMIT %s OFFSET %s",
+                          (self.namespace, *params, session_token(session_id),
+                           *((role_token(role),) if role else ()), limit, offset))
+        return [int(r[0]) for r in rows]
 
-        ``match`` is the tools' FTS5 expression, or a structured query (``groups`` of ``must`` /
-        ``must_not`` terms with ``text`` and ``prefix``) scoped by ``session_id`` and ``role``.
-        """
-        return self._search("lcm_messages", match, limit, offset, session_id, role)
+    def search_summaries(self, query: TextQuery, *, session_id: str | None = None, limit: int = 10,
+                         offset: int = 0) -> list[int]:
+        match, params, phrases = match_sql(query)
+        scope, scope_params = ("", []) if session_id is None else (" AND stoken = %s", [session_token(session_id)])
+        return self._ranked("lcm_summaries", "summaries", match, params, phrases, scope, scope_params, limit, offset)
 
-    def search_summaries(self, match: Any, limit: int = 10, offset: int = 0, *,
-                         session_id: str | None = None) -> list[int]:
-        return self._search("lcm_summaries", match, limit, offset, session_id, None)
+    def _ranked(self, table: str, kind: str, match: str, params: list[Any], phrases: list[Phrase], scope: str,
+                scope_params: list[Any], limit: int, offset: int) -> list[int]:
+        """One page of the matches in scope: BM25 for at most ``RANK_LIMIT``, else newest first."""
+        probe = self._rows(f"SELECT id FROM {table} WHERE namespace = %s AND {match}{scope} "
+                           f"ORDER BY id DESC LIMIT {RANK_LIMIT + 1}", (self.namespace, *params, *scope_params))
+        if len(probe) <= RANK_LIMIT:
+            ids = [int(r[0]) for r in probe]
+            return self._order(table, kind, ids, phrases)[offset : offset + limit]
+        rows = self._rows(f"SELECT id FROM {table} WHERE namespace = %s AND {match}{scope} ORDER BY id DESC "
+                          "LIMIT %s OFFSET %s", (self.namespace, *params, *scope_params, limit, offset))
+        return [int(r[0]) for r in rows]
 
-    def _search(self, table: str, match: Any, limit: int, offset: int, session_id: str | None,
-                role: str | None) -> list[int]:
-        if isinstance(match, str):
-            query, meta = translate(match)
-        else:
-            query, meta = structured_query(match), []
-        if session_id is not None:
-            meta.append(session_token(session_id))
-        if role is not None:
-            meta.append(role_token(role))
-        where, params = _meta_filter(meta)
-        sql = (f"SELECT id FROM {table} WHERE namespace = %s AND words @@ %s::tsquery{where} "
-               "ORDER BY id DESC LIMIT %s OFFSET %s")
-        return [int(r[0]) for r in self._rows(sql, (self.namespace, query, *params, limit, offset))]
+    def _index_texts(self, table: str, ids: list[int]) -> dict[int, str]:
+        """The text the SQLite store indexes for each row: a message's searchable text, or a
+        summary's content, a newline and its hint."""
+        if table == "lcm_messages":
+            return {int(i): t for i, t in self._rows(
+                "SELECT id, body FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)", (self.namespace, ids))}
+        return {s.id: f"{s.content}\n{s.hint}" for s in self.get_summaries(ids)}
+
+    def _order(self, table: str, kind: str, ids: list[int], phrases: list[Phrase]) -> list[int]:
+        """``ids`` by BM25 (FTS5's statistics for the namespace), equal scores newest first."""
+        if len(ids) <= 1:
+            return ids
+        texts = self._index_texts(table, ids)
+        hits_sql = ", ".join(f"(SELECT count(*) FROM {table} WHERE namespace = %s AND {_phrase_sql(p, [])})"
+                             for p in phrases)
+        hits_params: list[Any] = []
+        for p in phrases:
+            hits_params.append(self.namespace)
+            _phrase_sql(p, hits_params)
+        found = self._rows(f"SELECT coalesce((SELECT rows FROM lcm_counts WHERE namespace = %s AND kind = %s), 0),"
+                           f" coalesce((SELECT tokens FROM lcm_counts WHERE namespace = %s AND kind = %s), 0), "
+                           f"{hits_sql}", (self.namespace, kind, self.namespace, kind, *hits_params))[0]
+        scores = bm25(texts, phrases, [int(n) for n in found[2:]], int(found[0]), int(found[1]))
+        return sorted(ids, key=lambda i: (scores.get(i, 0.0), -i))
 
     def search_substring(self, text: str, session_id: str | None, limit: int, offset: int = 0) -> list[int]:
         """Ids of messages whose searchable text contains ``text`` (any script), newest first (pg_trgm)."""
@@ -456,20 +634,25 @@ class PgStore:
     _SUMMARY_COLUMNS = SUMMARY_COLUMNS
 
     def add_summary(self, summary: NewSummary, children: Sequence[int] = ()) -> int:
-        content, hint, escaped = encode_row(summary.content, summary.hint)
+        """Persist a summary (its text as the SQLite store keeps it: lone surrogates replaced)
+        and, in the same transaction, mark ``children`` as condensed."""
+        text, hint_text = codec.storable_text(summary.content), codec.storable_text(summary.hint)
+        content, hint, escaped = encode_row(text, hint_text)
+        index = index_row(f"{text}\n{hint_text}")
 
         def work(conn: psycopg.Connection[Any]) -> int:
             sid = int(conn.execute("SELECT nextval('lcm_ids')").fetchone()[0])  # type: ignore[index]
             conn.execute(
                 "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
                 " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
-                " stoken, words)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, %s, %s, %s, %s::tsvector)",
+                " stoken, coarse, parts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, %s, %s,"
+                " %s, %s::tsvector, %s::tsvector)",
                 (self.namespace, sid, summary.session_id, summary.depth, content, hint,
-                 summary.tokens, summary.source, summary.covers_kind, json.dumps(summary.covers),
+                 summary.tokens, summary.source, summary.covers_kind, codec.dumps(summary.covers),
                  summary.first_message, summary.last_message, summary.message_count, time.time(), escaped,
-                 session_token(summary.session_id), tsvector_literal(searchable(f"{summary.content}\n{summary.hint}"))),
+                 session_token(summary.session_id), index.coarse, index.parts),
             )
+            add_counts(conn, self.namespace, "summaries", 1, index.ntokens)
             if children:
                 conn.execute("UPDATE lcm_summaries SET parent_id = %s WHERE namespace = %s AND id = ANY(%s)",
                              (sid, self.namespace, list(children)))
@@ -503,12 +686,12 @@ class PgStore:
         self._write(lambda conn: conn.execute(
             "INSERT INTO lcm_layouts (namespace, session_id, layout, upto) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (namespace, session_id) DO UPDATE SET layout = EXCLUDED.layout, upto = EXCLUDED.upto",
-            (self.namespace, session_id, json.dumps(layout), upto)))
+            (self.namespace, session_id, codec.dumps(layout), upto)))
 
     def load_layout(self, session_id: str) -> tuple[Any, int] | None:
         rows = self._rows("SELECT layout, upto FROM lcm_layouts WHERE namespace = %s AND session_id = %s",
                           (self.namespace, session_id))
-        return (json.loads(rows[0][0]), int(rows[0][1])) if rows else None
+        return (codec.loads(rows[0][0]), int(rows[0][1])) if rows else None
 
     def session_size(self, session_id: str) -> int:
         row = self._rows("SELECT max(seq) FROM lcm_messages WHERE namespace = %s AND session_id = %s",
@@ -530,6 +713,12 @@ class PgStore:
             out["summaries_by_depth"] = {f"d{d}": {"count": n, "uncondensed": u} for d, n, u in depths}
         return out
 
+    def health(self) -> dict[str, Any]:
+        """``{"state", "summary", "events"}`` as the SQLite store gives it (never raises)."""
+        if self.last_error:
+            return {"state": "unavailable", "summary": f"LCM store error: {self.last_error}", "events": []}
+        return {"state": "ok", "summary": f"LCM store {self.path}: ok", "events": []}
+
     def session_lock(self, session_id: str) -> _PgSessionLock | None:
         """Ownership of ``session_id`` in this namespace, or None while a live engine anywhere holds it."""
         locks = session_locks(self.db.dsn)
@@ -543,6 +732,11 @@ class PgStore:
 
     def close(self) -> None:
         """The pool is shared by every store of the process; nothing to close per store."""
+
+
+def _ident_of(mid: int, ident: bytes | memoryview | None) -> bytes:
+    """A row's identity, as the SQLite store reads it (a row without one is named by its id)."""
+    return bytes(ident) if ident is not None else b"id:%d" % mid
 
 
 class _PgSessionLock:

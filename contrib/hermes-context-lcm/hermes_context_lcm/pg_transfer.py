@@ -16,12 +16,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_context_lcm.pg_store import PgStore, encode_row, from_pg, searchable, tsvector_literal
-from hermes_context_lcm.store import SQLiteStore, StoredMessage, StoreError, role_token, session_token
+from hermes_context_lcm.pg_store import (
+    PgStore,
+    add_counts,
+    decode_content,
+    encode_content,
+    encode_row,
+    from_pg,
+    index_row,
+    searchable,
+)
+from hermes_context_lcm.store import (
+    SCHEMA_VERSION,
+    SQLiteStore,
+    StoredMessage,
+    StoreError,
+    _index_row,
+    role_token,
+    session_token,
+)
 from hermes_core.storage.migration import MigrationError, MigrationRequest
 
 BATCH = 2000
-MSG_COLS = ("id", "session_id", "seq", "role", "content", "meta", "tokens", "created_at")
+MSG_COLS = ("id", "session_id", "seq", "role", "content", "meta", "tokens", "created_at", "ident")
+#: The same columns in PostgreSQL (content is a bytea and its kind there; see pg_store).
+PG_MSG_COLS = ("id", "session_id", "seq", "role", "content", "content_kind", "meta", "tokens", "created_at", "ident")
 SUM_COLS = ("id", "session_id", "depth", "content", "hint", "tokens", "source", "covers_kind", "covers",
             "first_message", "last_message", "message_count", "parent_id", "created_at")
 Progress = Callable[[str, int, int], None]
@@ -56,17 +75,40 @@ def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]) ->
 
 
 def _decoded(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
-    """A PostgreSQL row as the SQLite store holds it (escaped text decoded, the flag dropped)."""
+    """A PostgreSQL row as the SQLite store holds it (content and escaped text decoded)."""
+    if table == "lcm_messages":
+        *head, content, kind, meta, tokens, created_at, ident = row
+        return (*head, decode_content(content, kind), meta, tokens, created_at,
+                None if ident is None else bytes(ident))
     *values, escaped = row
-    a, b = (4, 5) if table == "lcm_messages" else (3, 4)
-    values[a], values[b] = from_pg(values[a], bool(escaped & 1)), from_pg(values[b], bool(escaped & 2))
+    values[3], values[4] = from_pg(values[3], bool(escaped & 1)), from_pg(values[4], bool(escaped & 2))
     return tuple(values)
 
 
+def _pg_select(table: str, cols: tuple[str, ...]) -> str:
+    return ", ".join(PG_MSG_COLS) if table == "lcm_messages" else ", ".join((*cols, "escaped"))
+
+
 def _pg_rows(pg: PgStore, table: str, cols: tuple[str, ...], ids: list[int]) -> dict[int, tuple[Any, ...]]:
-    rows = pg._rows(f"SELECT {', '.join(cols)}, escaped FROM {table} WHERE namespace = %s AND id = ANY(%s)",
+    rows = pg._rows(f"SELECT {_pg_select(table, cols)} FROM {table} WHERE namespace = %s AND id = ANY(%s)",
                     (pg.namespace, ids))
     return {r[0]: _decoded(table, r) for r in rows}
+
+
+def _open_source(db_path: Path) -> sqlite3.Connection:
+    """``db_path`` read-only, at the schema this code reads (an older file is first upgraded by
+    opening it once with the store, as any engine start would; a newer one is refused)."""
+    probe = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        version = probe.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        probe.close()
+    if version > SCHEMA_VERSION:
+        raise TransferError(f"{db_path}: written by a newer hermes-context-lcm (schema {version}, this one reads "
+                            f"{SCHEMA_VERSION}); upgrade hermes-context-lcm before migrating it")
+    if version < SCHEMA_VERSION:
+        SQLiteStore(db_path).close()
+    return sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
 
 
 def _conflict(what: str, row_id: int, where: str) -> TransferError:
@@ -77,7 +119,7 @@ def _conflict(what: str, row_id: int, where: str) -> TransferError:
 def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None) -> TransferReport:
     """Copy ``db_path`` into ``pg``'s namespace; verify every row."""
     report = TransferReport()
-    source = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    source = _open_source(db_path)
     try:
         total = source.execute("SELECT count(*) FROM messages").fetchone()[0]
         for batch in _sqlite_rows(source, "messages", MSG_COLS):
@@ -132,16 +174,20 @@ def _max_id(conn: sqlite3.Connection, table: str) -> int:
 
 
 def _copy_messages(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
+    """Rows as the PostgreSQL store writes them (the same encoding and index), and the counts."""
     def work(conn: Any) -> None:
+        ntokens = 0
         with conn.cursor() as cur, cur.copy(
-            "COPY lcm_messages (namespace, id, session_id, seq, role, content, meta, tokens, created_at, escaped,"
-            " stoken, rtoken, words, body) FROM STDIN"
+            "COPY lcm_messages (namespace, id, session_id, seq, role, content, content_kind, meta, tokens,"
+            " created_at, ident, stoken, rtoken, coarse, parts, body) FROM STDIN"
         ) as copy:
             for row in rows:
-                text = searchable(StoredMessage(*row).text())
-                content, meta, escaped = encode_row(row[4], row[5])
-                copy.write_row((pg.namespace, *row[:4], content, meta, *row[6:], escaped, session_token(row[1]),
-                                role_token(row[3]), tsvector_literal(text), text))
+                text = searchable(StoredMessage(*row[:8]).text())
+                index = index_row(text)
+                ntokens += index.ntokens
+                copy.write_row((pg.namespace, *row[:4], *encode_content(row[4]), *row[5:9], session_token(row[1]),
+                                role_token(row[3]), index.coarse, index.parts, text))
+        add_counts(conn, pg.namespace, "messages", len(rows), ntokens)
 
     try:
         pg._run(work)
@@ -156,15 +202,20 @@ def _copy_summaries(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
         return
 
     def work(conn: Any) -> None:
+        values, ntokens = [], 0
+        for r in rows:
+            index = index_row(f"{r[3]}\n{r[4]}")
+            ntokens += index.ntokens
+            content, hint, escaped = encode_row(r[3], r[4])
+            values.append((pg.namespace, *r[:3], content, hint, *r[5:], escaped, session_token(r[1]), index.coarse,
+                           index.parts))
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
                 " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
-                " stoken, words)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector)",
-                [(pg.namespace, *r[:3], *encode_row(r[3], r[4])[:2], *r[5:], encode_row(r[3], r[4])[2],
-                  session_token(r[1]), tsvector_literal(searchable(f"{r[3]}\n{r[4]}"))) for r in rows],
-            )
+                " stoken, coarse, parts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
+                " %s::tsvector, %s::tsvector)", values)
+        add_counts(conn, pg.namespace, "summaries", len(rows), ntokens)
 
     pg._run(work)
 
@@ -190,7 +241,8 @@ def to_sqlite(pg: PgStore, db_path: Path, progress: Progress | None = None) -> T
         conn.execute("BEGIN IMMEDIATE")
         for rows in _pg_batches(pg, "lcm_messages", MSG_COLS):
             fresh = _fresh(conn, "messages", MSG_COLS, rows, str(db_path))
-            conn.executemany(f"INSERT INTO messages ({', '.join(MSG_COLS)}) VALUES ({', '.join('?' * 8)})", fresh)
+            conn.executemany(f"INSERT INTO messages ({', '.join(MSG_COLS)}) VALUES ({', '.join('?' * len(MSG_COLS))})",
+                             fresh)
             report.messages += len(rows)
             report.copied["messages"] += len(fresh)
             if progress:
@@ -198,8 +250,8 @@ def to_sqlite(pg: PgStore, db_path: Path, progress: Progress | None = None) -> T
         for rows in _pg_batches(pg, "lcm_summaries", SUM_COLS):
             fresh = _fresh(conn, "summaries", SUM_COLS, rows, str(db_path))
             conn.executemany(f"INSERT INTO summaries ({', '.join(SUM_COLS)}) VALUES ({', '.join('?' * 14)})", fresh)
-            conn.executemany("INSERT INTO summaries_fts (rowid, meta, body) VALUES (?, ?, ?)",
-                             [(r[0], f"{session_token(r[1])} d{r[2]}", f"{r[3]}\n{r[4]}") for r in fresh])
+            conn.executemany("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
+                             [_index_row(r[0], f"{session_token(r[1])} d{r[2]}", f"{r[3]}\n{r[4]}") for r in fresh])
             report.summaries += len(rows)
             report.copied["summaries"] += len(fresh)
         for session_id, layout, upto in pg._rows(
@@ -244,7 +296,7 @@ def _counts_match(source: sqlite3.Connection, pg: PgStore) -> bool:
 def _pg_batches(pg: PgStore, table: str, cols: tuple[str, ...]) -> Iterator[list[tuple[Any, ...]]]:
     last = -1 << 62
     while True:
-        rows = pg._rows(f"SELECT {', '.join(cols)}, escaped FROM {table} WHERE namespace = %s AND id > %s "
+        rows = pg._rows(f"SELECT {_pg_select(table, cols)} FROM {table} WHERE namespace = %s AND id > %s "
                         "ORDER BY id LIMIT %s", (pg.namespace, last, BATCH))
         if not rows:
             return
