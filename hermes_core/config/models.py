@@ -59,6 +59,9 @@ class MemoryConfig(_Section):
     provider: str = ""
     prefetch_timeout: float = Field(8.0, gt=0)
     recall_max_share: float = Field(0.10, gt=0, le=1)  # recalled text per turn, as a share of the window
+    # a memory write made while tool output or recalled memory is in the turn's context:
+    # allow (marked), confirm (held until Session.confirm_memory_write) or refuse
+    untrusted_writes: Literal["allow", "confirm", "refuse"] = "allow"
 
 
 class ContextConfig(_Section):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hermes_core.config.models import HermesConfig
     from hermes_core.engine.summarizer import Summarizer
+    from hermes_core.text.scanning import Finding
 
 
 @dataclass
@@ -27,6 +28,9 @@ class PluginContext:
     ``memory_written(action, target, content)`` is what the built-in memory tool calls after
     each successful edit: the host mirrors it to the other providers' ``on_memory_write``
     and to the session's event log, so the core never parses that tool's arguments.
+    ``scan(text, source)`` runs every registered injection detector (``hermes_scan_text``, the
+    built-in rules included) through the host, each isolated and time-bounded, and returns
+    the combined findings; the built-in memory tool calls it on every write. ``None`` outside a host.
     """
 
     home: Path
@@ -36,6 +40,7 @@ class PluginContext:
     fallback_summarizer: Summarizer | None = None
     pre_compress: Callable[[list[dict[str, Any]]], str] = field(default=lambda messages: "")
     memory_written: Callable[[str, str, str], None] = field(default=lambda action, target, content: None)
+    scan: Callable[[str, str], list[Finding]] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property

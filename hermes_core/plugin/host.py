@@ -42,6 +42,7 @@ from hermes_core.plugin.selection import DEFAULT_ENGINE, SelectionError
 from hermes_core.plugin.summarizers import SummarizerTable
 from hermes_core.plugin.tracing import enable_tracing
 from hermes_core.records import CompactionResult, PluginInfo, PluginKind, PromptContext, PromptSection
+from hermes_core.text.detectors import HostScanner
 
 log = logging.getLogger("hermes_core")
 
@@ -284,6 +285,7 @@ class PluginHost:
                 fallback_summarizer=self.fallback_summarizer,
                 pre_compress=self.pre_compress,
                 memory_written=self.memory.memory_written,
+                scan=HostScanner(self),
             )
             obj = cls(ctx)
         except ConfigError:

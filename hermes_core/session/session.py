@@ -51,6 +51,15 @@ CompactionTrigger = Literal["preflight", "post-response", "manual"]
 #: How many preflight compactions may run before one call (each must make progress).
 MAX_PREFLIGHT_PASSES = 3
 INTERRUPTED_TOOL_RESULT = json.dumps({"error": "Tool call interrupted before it returned a result"})
+MEMORY_TOOL = "memory"
+UNTRUSTED_REFUSED = (
+    "Memory write refused: tool output or recalled memory entered the context since the user's last message, "
+    "and memory.untrusted_writes is 'refuse'. Do not retry; if it matters, ask the user to confirm it in a message."
+)
+UNTRUSTED_HELD = (
+    "Memory write held for the user's confirmation: tool output or recalled memory is in the context "
+    "(memory.untrusted_writes: confirm). It is not saved yet; do not retry. Tell the user what you want to save."
+)
 
 
 class SessionError(RuntimeError):
@@ -139,6 +148,9 @@ class Session:
         self._turn_tool_calls = 0
         self._turn_compactions = 0
         self._last_usage: dict[str, Any] = {}
+        self._untrusted = False  # tool output or recalled memory entered the context since the user spoke
+        self._writing_untrusted = False  # a write under way was asked for in that state
+        self.pending_memory_writes: dict[str, dict[str, Any]] = {}  # held by memory.untrusted_writes: confirm
         host.memory.write_listeners.append(self._note_memory_write)
         self._begin(reason="start")
 
@@ -184,6 +196,7 @@ class Session:
         self._turn_tool_calls = self._turn_compactions = 0
         self.host.memory.on_turn_start(self.turn, text)
         self._recall = cap_recall(self.host.memory.prefetch_all(text), self.host.config)
+        self._untrusted = bool(self._recall.strip())
         self._nudge = self.host.memory.nudge(self.turn) or ""
         return self.request()
 
@@ -243,6 +256,8 @@ class Session:
         if call_id not in self.open_tool_calls():
             raise SessionError(f"no open tool call with id {call_id!r}")
         self.messages.append({"role": "tool", "tool_call_id": call_id, "content": str(content)})
+        if not _is_memory_write(*self._call_of(call_id)):  # a write's own result carries no outside text
+            self._untrusted = True
 
     def run_tool(self, call: dict[str, Any]) -> str:
         """Run an open tool call through the host (memory, engine or provider tools).
@@ -277,7 +292,61 @@ class Session:
             return json.dumps({"error": f"Invalid JSON arguments for tool '{name}': {exc.msg}"})
         if not isinstance(args, dict):
             return json.dumps({"error": f"Arguments for tool '{name}' must be a JSON object"})
+        if self._untrusted and _is_memory_write(name, args) and self.is_host_tool(name):
+            return self._untrusted_write(name, args)
         return self.host.handle_tool_call(name, args)
+
+    def confirm_memory_write(self, write_id: str) -> str:
+        """Apply a memory write held by ``memory.untrusted_writes: confirm``; the tool's JSON result.
+
+        The write still passes every rule and detector; it stays marked ``untrusted_context``.
+        """
+        self._check_open()
+        held = self.pending_memory_writes.pop(write_id, None)
+        if held is None:
+            raise SessionError(f"no held memory write with id {write_id!r}; held: {sorted(self.pending_memory_writes)}")
+        return self._marked_write(held["tool"], held["arguments"])
+
+    def discard_memory_write(self, write_id: str) -> None:
+        """Drop a held memory write without applying it."""
+        if self.pending_memory_writes.pop(write_id, None) is None:
+            raise SessionError(f"no held memory write with id {write_id!r}")
+
+    def _untrusted_write(self, name: str, args: dict[str, Any]) -> str:
+        """A memory write asked for while untrusted content is in context: apply, hold or refuse it."""
+        policy = self.host.config.memory.untrusted_writes
+        if policy == "refuse":
+            return json.dumps({"success": False, "untrusted_context": True, "error": UNTRUSTED_REFUSED})
+        if policy == "confirm":
+            write_id = uuid.uuid4().hex[:10]
+            self.pending_memory_writes[write_id] = {"id": write_id, "turn": self.turn, "tool": name, "arguments": args}
+            log.info("session %s turn %d: memory write %s held for confirmation", self.id, self.turn, write_id)
+            return json.dumps({"success": False, "held": True, "write_id": write_id, "untrusted_context": True,
+                               "message": UNTRUSTED_HELD})
+        return self._marked_write(name, args)
+
+    def _marked_write(self, name: str, args: dict[str, Any]) -> str:
+        self._writing_untrusted = True
+        try:
+            result = self.host.handle_tool_call(name, args)
+        finally:
+            self._writing_untrusted = False
+        try:
+            data = json.loads(result)
+        except (TypeError, ValueError):
+            return result
+        return json.dumps({**data, "untrusted_context": True}, ensure_ascii=False) if isinstance(data, dict) else result
+
+    def _call_of(self, call_id: str) -> tuple[str, Any]:
+        """The name and arguments of the last assistant message's call ``call_id``."""
+        for msg in reversed(self.messages):
+            if msg.get("role") == "assistant":
+                for call in msg.get("tool_calls") or ():
+                    if str(call.get("id")) == call_id:
+                        fn = call.get("function") or {}
+                        return str(fn.get("name") or ""), fn.get("arguments")
+                break
+        return "", None
 
     def awaiting_response(self) -> bool:
         """True when the model is due to speak: the history ends with a user or tool message."""
@@ -478,7 +547,22 @@ class Session:
 
     def _note_memory_write(self, action: str, target: str, content: str) -> None:
         """The built-in store changed (``ctx.memory_written``): note it for replay timelines."""
-        self.events.memory_writes.append({"turn": self.turn, "action": action, "target": target})
+        event: dict[str, Any] = {"turn": self.turn, "action": action, "target": target}
+        if self._writing_untrusted:
+            event["untrusted_context"] = True
+        self.events.memory_writes.append(event)
+
+
+def _is_memory_write(name: str, args: Any) -> bool:
+    """A call of the built-in ``memory`` tool that changes memory (not ``read``)."""
+    if name != MEMORY_TOOL:
+        return False
+    if isinstance(args, str):
+        try:
+            args = loads_bounded(args, "the memory tool's arguments") if args.strip() else {}
+        except ValueError:
+            return False  # bad arguments: the tool refuses them, nothing is written
+    return isinstance(args, dict) and (args.get("action") != "read" or bool(args.get("operations")))
 
 
 def build_prompt_text(host: PluginHost, ctx: PromptContext, instructions: str = "") -> str:

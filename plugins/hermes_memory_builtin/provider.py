@@ -89,7 +89,8 @@ class BuiltinMemoryProvider(MemoryProvider):
 
         if name != TOOL_NAME:
             return None
-        result = run_memory_tool(self.store, args, self.targets, on_write=self.ctx.memory_written)
+        result = run_memory_tool(self.store, args, self.targets, on_write=self.ctx.memory_written,
+                                 scan=self.ctx.scan)
         if result["success"]:
             self._failures = 0
         elif "current_entries" in result:  # over the limit or no match: the model is consolidating

@@ -7,7 +7,8 @@ where it helps the model consolidate, shows usage and the current entries.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
@@ -15,6 +16,8 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from hermes_memory_builtin.operations import Operation, Refused, apply_all, usage, validate_all, visible
 from hermes_memory_builtin.store import MemoryStore, MemoryStoreError
 
+log = logging.getLogger("hermes_memory_builtin")
+Scan = Callable[[str, str], Iterable[Any]]
 TOOL_NAME = "memory"
 LABELS = {"memory": "memory", "user": "user profile"}
 DONE_NOTE = "Write saved. This update is complete — do not repeat it."
@@ -111,12 +114,15 @@ def run_memory_tool(
     raw_args: Any,
     targets: tuple[str, ...] = ("memory", "user"),
     on_write: Callable[[str, str, str], None] | None = None,
+    scan: Scan | None = None,
 ) -> dict[str, Any]:
     """Validate ``raw_args``, run the action against ``store`` and describe the outcome.
 
     ``on_write(action, target, content)`` is called once per applied edit after a
     successful write (the provider passes ``ctx.memory_written``, so other providers and
-    the session hear of it without parsing this tool's arguments).
+    the session hear of it without parsing this tool's arguments). ``scan(text, source)``
+    is the host's scanner (``ctx.scan``): every registered detector judges each new entry
+    after the built-in rules, and any finding refuses the whole write.
     """
     try:
         args = MemoryToolArgs.model_validate(raw_args if raw_args is not None else {})
@@ -136,6 +142,7 @@ def run_memory_tool(
     try:
         ops = _operations(args)
         ops = validate_all(ops, limit)
+        detector_check(ops, scan, target)
         entries, message = store.mutate(target, lambda current: _applied(current, ops, limit, target))
     except MemoryStoreError as exc:
         details = dict(exc.details)
@@ -146,6 +153,34 @@ def run_memory_tool(
         on_write(op.action, target, op.old_text if op.action == "remove" else op.content)
     return {"success": True, "done": True, "target": target, "usage": usage(entries, limit),
             "entry_count": len(entries), "message": message, "note": DONE_NOTE}
+
+
+def detector_check(ops: list[Operation], scan: Scan | None, target: str) -> None:
+    """Refuse the write if any detector flags a new entry; a detector that fails judges nothing.
+
+    The host already isolates and time-bounds each detector; this guard covers a ``scan``
+    callable that itself raises, so a broken scanner never blocks a write it cannot judge.
+    """
+    if scan is None:
+        return
+    for n, op in enumerate(ops, 1):
+        if op.action not in ("add", "replace"):
+            continue
+        try:
+            findings = list(scan(op.content, f"memory:{target}") or ())
+        except Exception as exc:
+            log.warning("memory write scan failed, write judged by the built-in rules only: %s: %s",
+                        type(exc).__name__, exc)
+            return
+        ids = sorted({str(getattr(f, "pattern_id", f)) for f in findings})
+        if ids:
+            where = f"Operation {n} ({op.action}): " if len(ops) > 1 else ""
+            raise Refused(
+                f"{where}Blocked: a registered detector flagged this content ({', '.join(repr(i) for i in ids)}). "
+                "Memory is injected into the system prompt and must not carry injection payloads. "
+                "No operations were applied.",
+                patterns=ids,
+            )
 
 
 def _flag(target: str) -> str:

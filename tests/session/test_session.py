@@ -93,7 +93,8 @@ def test_memory_tool_write_is_recorded_and_durable(session: Session, recorder: t
     args = json.dumps({"action": "add", "target": "user", "content": "Uses vim"})
     (c,) = session.add_response(tool_reply(call("m1", "memory", args)))
     assert json.loads(session.run_tool(c))["success"] is True
-    assert session.events.memory_writes == [{"turn": 1, "action": "add", "target": "user"}]
+    # the recorder recalled memory this turn, so the write is marked (memory.untrusted_writes: allow)
+    assert session.events.memory_writes == [{"turn": 1, "action": "add", "target": "user", "untrusted_context": True}]
     assert ("on_memory_write", "add", "user", "Uses vim") in recorder.log
     assert "Uses vim" in (hermes_home / "memories" / "USER.md").read_text()
     # Frozen snapshot: the prompt of this session does not show the write.
