@@ -76,6 +76,15 @@ class AsyncSession:
     async def reset(self, session_id: str | None = None) -> None:
         await self._run(self.session.reset, session_id)
 
+    async def confirm_memory_write(self, write_id: str) -> str:
+        return await self._run(self.session.confirm_memory_write, write_id)
+
+    async def discard_memory_write(self, write_id: str) -> None:
+        await self._run(self.session.discard_memory_write, write_id)
+
+    async def update_model(self, model: str, context_length: int, max_tokens: int | None = None) -> None:
+        await self._run(self.session.update_model, model, context_length, max_tokens)
+
     async def close(self) -> None:
         await self._run(self.session.close)
 

@@ -158,3 +158,17 @@ def test_refuse_refuses_only_writes_made_with_untrusted_content_in_context(open_
     refused = write(session, "m2", "Password hint is blue")
     assert refused["success"] is False and refused["untrusted_context"] is True and "refuse" in refused["error"]
     assert "Password hint" not in memory_file(hermes_home) and len(session.events.memory_writes) == 1
+
+
+def test_an_async_session_confirms_a_held_write_off_the_event_loop(open_session: Any, hermes_home: Path) -> None:
+    import asyncio
+
+    from hermes_core import AsyncSession
+
+    session = open_session(**{"memory.untrusted_writes": "confirm"})
+    session.start_turn("summarise this page")
+    fetched_page(session)
+    session.request()
+    held = write(session, "m1", "Prefers dark mode")
+    applied = json.loads(asyncio.run(AsyncSession(session).confirm_memory_write(held["write_id"])))
+    assert applied["success"] is True and "Prefers dark mode" in memory_file(hermes_home)
