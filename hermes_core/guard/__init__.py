@@ -8,6 +8,10 @@ and never reorders or stops the others.
 
 from hermes_core.guard.bounds import DEFAULT_BOUNDS, Bounds
 from hermes_core.guard.isolation import Guard, deep_copy, real_interrupt
+from hermes_core.guard.pool import WorkerPool, shared_pool
 from hermes_core.guard.worker import OrderedWorker, PendingCall
 
-__all__ = ["DEFAULT_BOUNDS", "Bounds", "Guard", "OrderedWorker", "PendingCall", "deep_copy", "real_interrupt"]
+__all__ = [
+    "DEFAULT_BOUNDS", "Bounds", "Guard", "OrderedWorker", "PendingCall", "WorkerPool", "deep_copy", "real_interrupt",
+    "shared_pool",
+]

@@ -95,7 +95,7 @@ class Guard:
     @property
     def worker(self) -> OrderedWorker:
         if self._worker is None:
-            self._worker = OrderedWorker(f"hermes-worker {self.origin}")
+            self._worker = OrderedWorker(f"hermes-worker {self.origin}", owner=self.origin)
         return self._worker
 
     @property
