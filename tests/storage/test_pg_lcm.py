@@ -195,21 +195,8 @@ def test_one_live_engine_per_session_across_hosts(tmp_path: Path, storage: Stora
 
 def test_structured_queries_scope_by_session_and_role(storage: StorageConfig) -> None:
     """The structured query form (groups of must / must_not terms) with session and role scope."""
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class Term:
-        text: str
-        prefix: bool = False
-
-    @dataclass(frozen=True)
-    class Group:
-        must: tuple[Term, ...]
-        must_not: tuple[Term, ...] = ()
-
-    @dataclass(frozen=True)
-    class Query:
-        groups: tuple[Group, ...]
+    from hermes_context_lcm.query import Group, Term
+    from hermes_context_lcm.query import TextQuery as Query
 
     pg = PgStore(storage)
     a = pg.append("a", [{"role": "user", "content": "the migration failed"},

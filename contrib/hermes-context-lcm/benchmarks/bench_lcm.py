@@ -277,15 +277,7 @@ def bench_compaction_calls(transcripts: list[list[dict[str, Any]]], work: Path, 
         summarizer = CountingSummarizer()
         engine = engine_for(work / f"calls-{context_length}-{n}", context_length, summarizer)
         engine.on_session_start(f"t{n}")
-        live: list[dict[str, Any]] = []
-        for i, msg in enumerate(msgs):
-            live.append(msg)
-            if i + 1 < len(msgs) and msgs[i + 1].get("role") == "tool":
-                continue
-            if engine.should_compress_preflight(live):
-                before = summarizer.calls
-                live = engine.compress(live)
-                per_compaction.append(summarizer.calls - before)
+        per_compaction += drive(engine, msgs, summarizer)
         messages += len(msgs)
         depth = max([depth, *(s.depth for s in engine.store.all_summaries(f"t{n}"))])
         engine.close()
@@ -295,13 +287,9 @@ def bench_compaction_calls(transcripts: list[list[dict[str, Any]]], work: Path, 
             "max_calls_per_compaction": max(per_compaction, default=0), "max_depth_seen": depth}
 
 
-def bench_long_session(transcripts: list[list[dict[str, Any]]], work: Path) -> dict[str, Any]:
-    """Every transcript one after another in ONE session at a 16k window (the deepest tree),
-    and one forced compaction of a 992-message list (what ``hermes-core compact FILE`` does)."""
-    msgs = [m for t in transcripts for m in t if m.get("role") != "system"]
-    summarizer = CountingSummarizer()
-    engine = engine_for(work / "long-session", 16_000, summarizer)
-    engine.on_session_start("long")
+def drive(engine: Any, msgs: list[dict[str, Any]], summarizer: Any) -> list[int]:
+    """Feed ``msgs`` to ``engine`` as a host would (never between a call and its results),
+    compacting when preflight says so; the summarizer calls each compaction made."""
     live: list[dict[str, Any]] = []
     per_compaction: list[int] = []
     for i, msg in enumerate(msgs):
@@ -312,6 +300,17 @@ def bench_long_session(transcripts: list[list[dict[str, Any]]], work: Path) -> d
             before = summarizer.calls
             live = engine.compress(live)
             per_compaction.append(summarizer.calls - before)
+    return per_compaction
+
+
+def bench_long_session(transcripts: list[list[dict[str, Any]]], work: Path) -> dict[str, Any]:
+    """Every transcript one after another in ONE session at a 16k window (the deepest tree),
+    and one forced compaction of a 992-message list (what ``hermes-core compact FILE`` does)."""
+    msgs = [m for t in transcripts for m in t if m.get("role") != "system"]
+    summarizer = CountingSummarizer()
+    engine = engine_for(work / "long-session", 16_000, summarizer)
+    engine.on_session_start("long")
+    per_compaction = drive(engine, msgs, summarizer)
     depth = max((s.depth for s in engine.store.all_summaries("long")), default=0)
     engine.close()
     forced = CountingSummarizer()
