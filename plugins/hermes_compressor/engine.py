@@ -220,15 +220,23 @@ class CompressorEngine(ContextEngine):
             return self._trim(messages, total, force, f"nothing to summarize: all {len(messages)} messages are "
                                                       "in the protected head or tail")
         previous, turns = self._span_turns(messages, span)
-        request = self._request(turns, total - sum(tokens[: split.head_end]) - sum(tokens[split.cut:])
-                                - (tokens[split.pinned] if split.pinned is not None else 0), previous, focus_topic)
+        span_tokens = total - sum(tokens[: split.head_end]) - sum(tokens[split.cut:]) - (
+            tokens[split.pinned] if split.pinned is not None else 0)
+        request = self._request(turns, span_tokens, previous, focus_topic)
         self._fallback_reason = ""
         outcome = self._summarize(request)
         if outcome is None:
             return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
-        checked = verify_summary(body, extract_ledger(turns, previous or "") if self.verify_summaries else [],
-                                 max_chars=int(request.budget_tokens * 4 * ANCHOR_SHARE))
+        # the ledger covers all that leaves the view: the span, and the kept tool outputs that will be pruned
+        pruned = [m for m in messages[split.cut: self._prune_boundary(tokens, split.cut)] if m.get("role") == "tool"]
+        # The earlier anchor index keeps its room (within the summary ceiling), so re-compacting a summary
+        # cannot squeeze it out, while the new summary stays a little smaller than the span it replaces.
+        carried = len(previous.partition(ANCHOR_HEADING)[2]) if previous else 0
+        room = int(request.budget_tokens * 4 * ANCHOR_SHARE)
+        room = max(room, min(room + carried, self.max_summary_tokens * 4, int(span_tokens * 4 * 0.97) - len(body)))
+        checked = verify_summary(body, extract_ledger([*turns, *pruned], previous or "") if self.verify_summaries
+                                 else [], max_chars=room)
         body = checked.text
         self.last_verification = checked
         self.last_summary = body

@@ -26,6 +26,7 @@ SPAN: list[dict[str, Any]] = [
         {"id": "c2", "type": "function", "function": {"name": "bash", "arguments": '{"command": "pytest -q"}'}}]},
     {"role": "tool", "tool_call_id": "c2", "content": "collected 12\nE   TypeError: unhashable type: 'list'\nFAILED"},
     {"role": "user", "content": "Also see https://example.com/spec#rows and commit 9f3ab2c71e. DB_PASS=hunter2xyz"},
+    {"role": "user", "content": "The old CSV export must always keep working."},
 ]
 
 
@@ -40,6 +41,8 @@ def test_ledger_has_every_kind_and_the_anchor_index_restores_them() -> None:
                  "Never touch config/prod.yaml please", "TypeError: unhashable type", "pyarrow instead of fastparquet"):
         assert must in text, must
     assert "hunter2xyz" not in text  # the anchor index is redacted
+    texts = [item.text for item in ledger]
+    assert len(texts) == len(set(texts))  # a sentence that is an ask and a constraint is one item, anchored once
 
 
 def test_anchor_index_is_bounded_and_says_what_did_not_fit() -> None:
