@@ -231,10 +231,11 @@ class CompressorEngine(ContextEngine):
         # the ledger covers all that leaves the view: the span, and the kept tool outputs that will be pruned
         pruned = [m for m in messages[split.cut: self._prune_boundary(tokens, split.cut)] if m.get("role") == "tool"]
         # The earlier anchor index keeps its room (within the summary ceiling), so re-compacting a summary
-        # cannot squeeze it out, while the new summary stays a little smaller than the span it replaces.
-        carried = len(previous.partition(ANCHOR_HEADING)[2]) if previous else 0
+        # cannot squeeze it out; the new summary stays smaller than the span it replaces.
         room = int(request.budget_tokens * 4 * ANCHOR_SHARE)
-        room = max(room, min(room + carried, self.max_summary_tokens * 4, int(span_tokens * 4 * 0.97) - len(body)))
+        if previous:
+            room = max(room, min(room + len(previous.partition(ANCHOR_HEADING)[2]), self.max_summary_tokens * 4))
+            room = min(room, int(span_tokens * 4 * 0.995) - len(body) - len(SUMMARY_PREFIX) - 100)
         checked = verify_summary(body, extract_ledger([*turns, *pruned], previous or "") if self.verify_summaries
                                  else [], max_chars=room)
         body = checked.text
