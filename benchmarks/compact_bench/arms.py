@@ -2,7 +2,7 @@
 
 :func:`play` appends the session's messages one by one and, before every model request
 (the next message is the assistant's), compacts with the arm when the context reaches
-the threshold. Every compaction's result is checked for API validity.
+the threshold. Every compaction's result is checked for API problems its input did not have.
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ def play(arm: str, messages: list[Message], context_length: int, compact: Compac
             result.seconds.append(time.perf_counter() - started)
             if after is not context:
                 result.compactions += 1
-                result.violations += bool(api_problems(after))
+                result.violations += _new_problem(context, after)
                 context[:] = after
                 tokens = estimate_messages_tokens(context)
         result.requests += 1
@@ -216,6 +216,14 @@ def play(arm: str, messages: list[Message], context_length: int, compact: Compac
     if counted is not None:
         result.aux_calls, result.summarizer_input_chars = counted.calls, counted.input_chars
     return result
+
+
+def _new_problem(before: list[Message], after: list[Message]) -> bool:
+    """Whether ``after`` has a kind of API problem ``before`` did not (a real transcript can
+    arrive broken; an engine must not break it further)."""
+    from compact_bench.fuzz import problem_kinds
+
+    return bool(api_problems(after)) and bool(problem_kinds(after) - problem_kinds(before))
 
 
 def _extends(request: list[Message], previous: list[Message]) -> bool:

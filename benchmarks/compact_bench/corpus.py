@@ -18,6 +18,7 @@ The last user message is dropped from the ledger (it is always kept verbatim).
 from __future__ import annotations
 
 import os
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -89,11 +90,25 @@ def ledger(messages: list[Message]) -> list[Fact]:
     return facts
 
 
-def load(directory: Path) -> list[tuple[str, list[Message]]]:
-    """``(name, messages)`` of every transcript in ``directory``, sorted by name."""
+SPLIT_SEED = 12  # fixed: which transcripts form the dev half (rules may be tuned on it) and the test half
+
+
+def halves(names: list[str]) -> dict[str, list[str]]:
+    """The corpus split by a fixed seed into a dev half and a test half (the larger one)."""
+    shuffled = sorted(names)
+    random.Random(SPLIT_SEED).shuffle(shuffled)
+    return {"dev": sorted(shuffled[: len(names) // 2]), "test": sorted(shuffled[len(names) // 2:])}
+
+
+def load(directory: Path, half: str = "all") -> list[tuple[str, list[Message]]]:
+    """``(name, messages)`` of the transcripts in ``directory`` (``half``: all, dev or test), by name."""
     from hermes_core.apps.transcripts import load_transcript
 
-    return [(p.stem, load_transcript(p).messages) for p in sorted(directory.glob("*.json"))]
+    paths = sorted(directory.glob("*.json"))
+    if half != "all":
+        chosen = set(halves([p.stem for p in paths])[half])
+        paths = [p for p in paths if p.stem in chosen]
+    return [(p.stem, load_transcript(p).messages) for p in paths]
 
 
 def retained(context: list[Message]) -> str:

@@ -228,21 +228,21 @@ class CompressorEngine(ContextEngine):
         if outcome is None:
             return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
-        # the ledger covers all that leaves the view: the span, and the kept tool outputs that will be pruned
-        pruned = [m for m in messages[split.cut: self._prune_boundary(tokens, split.cut)] if m.get("role") == "tool"]
-        # The earlier anchor index keeps its room (within the summary ceiling), so re-compacting a summary
-        # cannot squeeze it out; the new summary stays smaller than the span it replaces.
+        ledger = extract_ledger(turns, previous or "") if self.verify_summaries else []
+        # The earlier anchor index keeps its room (within the summary ceiling): re-compaction cannot squeeze it out.
         room = int(request.budget_tokens * 4 * ANCHOR_SHARE)
         if previous:
             room = max(room, min(room + len(previous.partition(ANCHOR_HEADING)[2]), self.max_summary_tokens * 4))
+        for attempt in range(2):
+            checked = verify_summary(body, ledger, max_chars=room)
+            result = self._assemble(messages, tokens, split, checked.text)
+            after = sum(estimate_message_tokens(m) for m in result)
+            if after < total or not previous or attempt:
+                break
+            # a summary of little more than a summary: a smaller index, rather than trimming the summary itself
             room = min(room, int(span_tokens * 4 * 0.995) - len(body) - len(SUMMARY_PREFIX) - 100)
-        checked = verify_summary(body, extract_ledger([*turns, *pruned], previous or "") if self.verify_summaries
-                                 else [], max_chars=room)
-        body = checked.text
         self.last_verification = checked
-        self.last_summary = body
-        result = self._assemble(messages, tokens, split, body)
-        after = sum(estimate_message_tokens(m) for m in result)
+        self.last_summary = checked.text
         if after >= total:
             return self._trim(messages, total, force,
                               f"a summary of {len(span)} messages would not be smaller than them")
