@@ -92,7 +92,7 @@ def test_sabotage_superseded_and_survival_gates_go_red(bench: Any, result: dict[
 
 def test_sabotage_aux_call_gate_goes_red(bench: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A compressor that asks its summarizer twice per compaction."""
-    run, arms = bench[0], bench[1]
+    run = bench[0]
     from compact_bench.generator import CLASSES, generate
     from compact_bench.score import fact_outcomes
 
