@@ -7,7 +7,8 @@ continuing assistant needs most. Before a summary replaces a span, any engine ca
    model: the user's asks verbatim (their request sentences when they have some), their
    constraints and updates of earlier values, decisions the assistant stated,
    identifiers (file paths with an extension, URLs, ``backticked`` names of 4+ chars,
-   hashes), errors still unresolved at the end of the span and the files tools touched;
+   hashes, long numbers), errors still unresolved at the end of the span, the files tools
+   touched and the results the assistant reported (a measurement, something it found);
 2. :func:`verify_summary` — check the summary against the ledger and append what it lost
    as a bounded *anchor index* (a short, verbatim list, newest and most important first),
    redacted like everything else that is stored in a summary.
@@ -45,7 +46,7 @@ ANCHOR_HEADING = "## Anchor Index (verbatim items the summary above did not carr
 
 SCAN_CHARS = 8_000  # of each message (its start), so the cost stays bounded per message...
 SPAN_SCAN_CHARS = 300_000  # ...and per span: turns are read newest first until this much was read
-ASK_MATCH_CHARS = 80  # ...and counts as present when its first 80 (normalized) chars are
+ASK_MATCH_CHARS = 80  # a sentence counts as present when its first 80 (normalized) chars are
 
 # Candidate identifiers are whole tokens: one linear scan, then cheap string tests per token.
 _SEP_CHARS = r"\s\"'`()<>\[\]{},;|=*"

@@ -53,6 +53,18 @@ def test_anchor_index_is_bounded_and_says_what_did_not_fit() -> None:
     assert checked.dropped > 0 and checked.anchored > 0
 
 
+def test_ledger_keeps_findings_and_informative_sentences_only() -> None:
+    ledger = extract_ledger([
+        {"role": "user", "content": "build cache retry worker queue. The account number is 633650. 请检查。"},
+        {"role": "assistant", "content": "Looking. I measured the hit rate at 61.25% after the change. Done."},
+    ])
+    found = {(item.kind, item.text) for item in ledger}
+    assert ("finding", "I measured the hit rate at 61.25% after the change.") in found
+    assert ("identifier", "633650") in found  # a number that ends a sentence
+    said = [text for kind, text in found if kind == "said"]
+    assert said == ["The account number is 633650."]  # the filler sentence is not an item
+
+
 def test_complete_summary_gets_no_index() -> None:
     ledger = extract_ledger(SPAN[:1])
     summary = "## Goal\n- " + SPAN[0]["content"]
