@@ -72,7 +72,9 @@ _UPDATE_RE = re.compile(r"\b(?:update:|updated|correction|changed to|is now|are 
 # An error the user or assistant quotes (an error code or failure word up to the line's end).
 _QUOTED_ERROR_RE = re.compile(r"(?:\b[A-Z][A-Z0-9]*_?ERR[A-Z0-9_]*|\bERR_[A-Z0-9_]+|\b[A-Z]\w*(?:Error|Exception))"
                               r"\b[^\n]{0,200}")
-_LONG_NUMBER_RE = re.compile(r"(?<![\w.\-])\d{5,20}(?!\w|\.\d)")  # "is 633650." ends a sentence
+# 5-20 digits, not inside a word or a dotted number ("is 633650." ends a sentence); the lookbehind after the
+# first digit lets the scan skip non-digits fast
+_LONG_NUMBER_RE = re.compile(r"\d(?<![\w.\-]\d)\d{4,19}(?!\w|\.\d)")
 _DECISION_RE = re.compile(r"\b(?:decided|instead of|chose|rather than|switch(?:ed)? to|the fix is|root cause|"
                           r"because)\b", re.I)
 _PATH_KEYS = ("file_path", "path", "filename", "file", "target_file", "notebook_path")
