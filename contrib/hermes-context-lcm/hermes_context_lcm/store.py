@@ -629,6 +629,15 @@ class SQLiteStore:
         ``PRAGMA data_version`` changes exactly when someone else committed, so a single
         writer (the common case) skips three lookups per turn.
         """
+        self._sync(conn)
+        seq = self._next_seq.get(session_id)
+        if seq is None:
+            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
+            seq = 0 if last is None else last + 1
+        return self._next_id, seq
+
+    def _sync(self, conn: sqlite3.Connection) -> None:
+        """Re-read the cached positions if another connection committed since they were read."""
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._version:
             self._version = version
@@ -636,11 +645,6 @@ class SQLiteStore:
             self._next_seq = {}
             self._last_ident = {}
             self._fts_upto = conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
-        seq = self._next_seq.get(session_id)
-        if seq is None:
-            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
-            seq = 0 if last is None else last + 1
-        return self._next_id, seq
 
     def _index_pending(self, conn: sqlite3.Connection, last_id: int, at_least: int) -> int:
         """Add messages after the index watermark to the FTS index once enough wait; the new mark."""
@@ -662,12 +666,8 @@ class SQLiteStore:
         """Index every stored message now (searches call this first; a no-op when nothing
         waits, known without a read when no other connection wrote since)."""
         def flush() -> None:
-            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
-            if version == self._version and self._fts_upto >= self._next_id - 1:
-                return
-            last_id = self.conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
-            upto = self.conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
-            if last_id <= upto:
+            self._sync(self.conn)
+            if self._fts_upto >= self._next_id - 1:
                 return
             try:
                 with self._write() as conn:
@@ -808,6 +808,9 @@ class SQLiteStore:
 
     def search_summaries(self, query: TextQuery, *, session_id: str | None = None, limit: int = 10,
                          offset: int = 0) -> list[int]:
+        where, params = ("WHERE session_id = ?", (session_id,)) if session_id is not None else ("", ())
+        if not self._read(f"SELECT EXISTS (SELECT 1 FROM summaries {where})", params)[0][0]:
+            return []  # nothing compacted in scope yet: an index lookup instead of a full-text query
         tokens = [session_token(session_id)] if session_id is not None else []
         return self._ranked("summaries_fts", query, tokens, limit, offset)
 

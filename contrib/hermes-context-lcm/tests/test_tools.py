@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,8 +17,10 @@ import pytest
 from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.query import parse_query
 from hermes_context_lcm.store import fts_match
-from hermes_context_lcm.tools import TOOL_SCHEMAS
+from hermes_context_lcm.tools import TOOL_SCHEMAS, first_place
 from hermes_summarizers.deterministic import DeterministicSummarizer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermes_core.config.models import HermesConfig
 from hermes_core.plugin.context import PluginContext
@@ -222,3 +225,12 @@ def test_regex_call_budget_hands_back_a_cursor(tmp_path: Path, monkeypatch: pyte
     whole = call(engine, "lcm_grep", pattern=r"row 1999\b", mode="regex", target="messages", limit=1)
     engine.store.close()
     assert whole["count"] == 1 and whole["scanned"] == 1  # newest first
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="abSsTtKkXxé Ǆǅǆſ\u212a.\n_", max_size=120),
+       terms=st.lists(st.text(alphabet="abSsTtKkXxé Ǆǅǆſ\u212a._", min_size=1, max_size=6), min_size=1, max_size=3))
+def test_snippet_place_is_the_first_case_insensitive_hit(text: str, terms: list[str]) -> None:
+    words = sorted({*terms, *(w for t in terms for w in re.findall(r"\w+", t))}, key=len, reverse=True)
+    found = re.search("|".join(map(re.escape, words)), text, re.IGNORECASE)
+    assert first_place(text, tuple(terms)) == (found.start() if found else 0)
