@@ -45,7 +45,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory, corpus_messages: Any) -> It
         for msg in corpus_messages[name]:
             live.append(msg)
             if msg["role"] != "tool" and not msg.get("tool_calls") and eng.should_compress_preflight(live):
-                live = eng.compress(live)
+                live = eng.compress(live).messages
         eng.on_session_end(session, live)
     yield eng  # the active session is "pomodoro"
     eng.store.close()
