@@ -86,6 +86,7 @@ class LCMEngine(ContextEngine):
         self.store_error = ""
         self.last_compaction: dict[str, Any] = {}
         self.last_compaction_calls = 0
+        self.last_ledger: dict[str, int] = {}  # ledger items the last compaction's summaries lacked / anchored
         self.fallback_compactions = 0
         self._summary_budget: int | None = None
 
@@ -337,6 +338,7 @@ class LCMEngine(ContextEngine):
         same list object when nothing changed; ``note`` says why not)."""
         with self._lock:
             started = time.perf_counter()
+            self.last_ledger = {}
             try:
                 result, note, source = self._compress(messages, current_tokens, focus_topic, force)
             except Exception as exc:
@@ -356,7 +358,7 @@ class LCMEngine(ContextEngine):
                 "changed": changed, "messages_before": len(messages), "messages_after": len(result),
                 "tokens_before": sum(message_tokens(messages)), "tokens_after": sum(message_tokens(result)),
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1), "note": note,
-                "summary_source": source,
+                "summary_source": source, "ledger": self.last_ledger,
             }
             return outcome
 
@@ -423,6 +425,7 @@ class LCMEngine(ContextEngine):
         if after > threshold:
             note = self._over_target_reason(after, threshold)
         self.last_compaction_calls = escalation.calls
+        self.last_ledger = {"missing": builder.missing, "anchored": builder.anchored}
         if result == messages:
             return messages, note or "nothing to compact", escalation.worst_source
         self._set_tracked(tracked)
