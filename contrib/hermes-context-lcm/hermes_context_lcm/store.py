@@ -33,6 +33,7 @@ Files are created 0600, directories 0700.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -218,6 +219,7 @@ def session_token(session_id: str) -> str:
     return "s" + hashlib.sha1(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=64)
 def role_token(role: str) -> str:
     return "r" + "".join(ch for ch in role if ch.isalnum())
 
