@@ -232,5 +232,11 @@ def test_regex_call_budget_hands_back_a_cursor(tmp_path: Path, monkeypatch: pyte
        terms=st.lists(st.text(alphabet="abSsTtKkXxé Ǆǅǆſ\u212a._", min_size=1, max_size=6), min_size=1, max_size=3))
 def test_snippet_place_is_the_first_case_insensitive_hit(text: str, terms: list[str]) -> None:
     words = sorted({*terms, *(w for t in terms for w in re.findall(r"\w+", t))}, key=len, reverse=True)
-    found = re.search("|".join(map(re.escape, words)), text, re.IGNORECASE)
-    assert first_place(text, tuple(terms)) == (found.start() if found else 0)
+    for text_now in (text, text.encode("ascii", "ignore").decode()):  # the ASCII road too
+        found = re.search("|".join(map(re.escape, words)), text_now, re.IGNORECASE)
+        assert first_place(text_now, tuple(terms)) == (found.start() if found else 0)
+        ascii_terms = tuple(t.encode("ascii", "ignore").decode() or "a" for t in terms)
+        ascii_words = sorted({*ascii_terms, *(w for t in ascii_terms for w in re.findall(r"\w+", t))}, key=len,
+                             reverse=True)
+        found = re.search("|".join(map(re.escape, ascii_words)), text_now, re.IGNORECASE)
+        assert first_place(text_now, ascii_terms) == (found.start() if found else 0)
