@@ -3,10 +3,9 @@
 Every summary records exactly what it covers (message ids for a leaf, summary ids for a
 condensed node), is verified against the ledger of what it covers (identifiers, asks,
 errors it lost are appended as an anchor index) and ends with an "Expand for details
-about: ..." line. Text comes from
-the core's summarizer with an escalation that always converges: normal budget, then an
-aggressive one, then the core's deterministic summarizer if the service failed, then a
-deterministic truncation that cannot fail.
+about: ..." line. Text comes from the core's summarizer with an escalation that always
+converges: normal budget, then an aggressive one, then the core's deterministic summarizer
+if the service failed, then a deterministic truncation that cannot fail.
 """
 
 from __future__ import annotations
