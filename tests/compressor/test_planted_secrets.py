@@ -141,7 +141,7 @@ def test_lcm_sends_no_planted_secret(position: str, tmp_path: Path) -> None:
     engine = LCMEngine(PluginContext(home=tmp_path, config=config, settings=LCMSettings(), summarizer=recording))
     try:
         engine.on_session_start("planted")
-        out = engine.compress(conversation(position), force=True, focus_topic=SECRETS[0].text)
+        out = engine.compress(conversation(position), force=True, focus_topic=SECRETS[0].text).messages
         assert out and recording.prompts, engine.last_compaction_note
     finally:
         engine.close()

@@ -287,6 +287,11 @@ def bench_compaction_calls(transcripts: list[list[dict[str, Any]]], work: Path, 
             "max_calls_per_compaction": max(per_compaction, default=0), "max_depth_seen": depth}
 
 
+def messages_of(result: Any) -> list[dict[str, Any]]:
+    """What ``compress`` returned, as a message list (older versions returned the list itself)."""
+    return getattr(result, "messages", result)  # type: ignore[no-any-return]
+
+
 def drive(engine: Any, msgs: list[dict[str, Any]], summarizer: Any) -> list[int]:
     """Feed ``msgs`` to ``engine`` as a host would (never between a call and its results),
     compacting when preflight says so; the summarizer calls each compaction made."""
@@ -298,7 +303,7 @@ def drive(engine: Any, msgs: list[dict[str, Any]], summarizer: Any) -> list[int]
             continue
         if engine.should_compress_preflight(live):
             before = summarizer.calls
-            live = engine.compress(live)
+            live = messages_of(engine.compress(live))
             per_compaction.append(summarizer.calls - before)
     return per_compaction
 
@@ -388,7 +393,7 @@ def bench_compaction(transcripts: list[list[dict[str, Any]]], work: Path, contex
                 continue
             if engine.should_compress_preflight(live):
                 started = time.perf_counter()
-                out = engine.compress(live)
+                out = messages_of(engine.compress(live))
                 times.append((time.perf_counter() - started) * 1000)
                 sizes.append(len(live))
                 live = out

@@ -1,10 +1,11 @@
 """The summary DAG: leaf summaries over raw messages, condensed into higher depths.
 
 Every summary records exactly what it covers (message ids for a leaf, summary ids for a
-condensed node) and ends with an "Expand for details about: ..." line. Text comes from
-the core's summarizer with an escalation that always converges: normal budget, then an
-aggressive one, then the core's deterministic summarizer if the service failed, then a
-deterministic truncation that cannot fail.
+condensed node), is verified against the ledger of what it covers (identifiers, asks,
+errors it lost are appended as an anchor index) and ends with an "Expand for details
+about: ..." line. Text comes from the core's summarizer with an escalation that always
+converges: normal budget, then an aggressive one, then the core's deterministic summarizer
+if the service failed, then a deterministic truncation that cannot fail.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_context_lcm.summary_input import SUMMARY_CHARS, summary_turns, tool_calls
 from hermes_core.engine.summarizer import Summarizer, SummaryError, SummaryRequest
+from hermes_core.text.ledger import LedgerItem, extract_ledger, verify_summary
 from hermes_core.text.messages import text_of
 from hermes_core.text.tokens import estimate_messages_tokens, estimate_text_tokens
 
@@ -30,6 +32,7 @@ log = logging.getLogger("hermes_context_lcm")
 Message = dict[str, Any]
 HINT_PREFIX = "Expand for details about:"
 OVERAGE = 3  # a summary may exceed its budget this many times before it is escalated
+ANCHOR_SHARE = 0.5  # the anchor index of a verified summary: at most half its budget, on top of it
 _PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.\w{1,6}\b|\b[\w-]+\.(?:py|ts|js|ex|exs|rs|go|md|json|yaml|toml)\b")
 
 
@@ -169,12 +172,25 @@ class DagBuilder:
         self.store = store
         self.session_id = session_id
         self.escalation = escalation
+        self.missing = 0  # ledger items the summaries lacked...
+        self.anchored = 0  # ...and how many of them their anchor indexes carry
+
+    def verified(self, text: str, ledger: list[LedgerItem], budget: int) -> str:
+        """``text`` plus an anchor index of the ledger items it lost (identifiers, asks, errors),
+        redacted and at most ``ANCHOR_SHARE`` of the budget: whatever wrote the summary, it
+        keeps what a continuing assistant needs of the span (``hermes_core.text.ledger``)."""
+        checked = verify_summary(text, ledger, max_chars=int(budget * 4 * ANCHOR_SHARE))
+        self.missing += checked.missing
+        self.anchored += checked.anchored
+        return checked.text
 
     def leaf(self, messages: Sequence[StoredMessage], budget: int) -> int:
-        turns = summary_turns([m.message() for m in messages], [m.id for m in messages])
+        originals = [m.message() for m in messages]
+        turns = summary_turns(originals, [m.id for m in messages])
         text, source = self.escalation.summarize(turns, budget)
         ids = [m.id for m in messages]
-        text, hint = _with_hint(text, expand_hint([m.message() for m in messages], ids[0], ids[-1]))
+        text = self.verified(text, extract_ledger(originals), budget)
+        text, hint = _with_hint(text, expand_hint(originals, ids[0], ids[-1]))
         return self.store.add_summary(NewSummary(
             session_id=self.session_id, depth=0, content=text, hint=hint, tokens=estimate_text_tokens(text),
             source=source, covers_kind="messages", covers=ids, first_message=ids[0], last_message=ids[-1],
@@ -188,6 +204,8 @@ class DagBuilder:
             for c in children
         ], message_chars=SUMMARY_CHARS)
         text, source = self.escalation.summarize(turns, budget)
+        # what the children carried (their identifiers and anchor indexes) must survive this one
+        text = self.verified(text, extract_ledger([], "\n\n".join(c.content for c in children)), budget)
         first, last = min(c.first_message for c in children), max(c.last_message for c in children)
         hints = "; ".join(c.hint.removeprefix(HINT_PREFIX).strip() for c in children)
         text, hint = _with_hint(text, f"{HINT_PREFIX} {hints[:600]}")

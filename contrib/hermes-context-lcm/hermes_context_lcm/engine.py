@@ -29,7 +29,7 @@ from hermes_context_lcm.dag import DagBuilder, Escalation, condensation_candidat
 from hermes_context_lcm.outputs import externalize
 from hermes_context_lcm.settings import SCRATCH, LCMSettings
 from hermes_context_lcm.summary_input import extra_context
-from hermes_core import ContextEngine
+from hermes_core import CompactionResult, ContextEngine
 from hermes_core.text.messages import api_problems, last_user_index, sanitize_tool_pairs
 from hermes_core.text.redact import redact
 
@@ -86,6 +86,7 @@ class LCMEngine(ContextEngine):
         self.store_error = ""
         self.last_compaction: dict[str, Any] = {}
         self.last_compaction_calls = 0
+        self.last_ledger: dict[str, int] = {}  # ledger items the last compaction's summaries lacked / anchored
         self.fallback_compactions = 0
         self._summary_budget: int | None = None
 
@@ -332,9 +333,12 @@ class LCMEngine(ContextEngine):
         current_tokens: int | None = None,
         focus_topic: str | None = None,
         force: bool = False,
-    ) -> list[Message]:
+    ) -> CompactionResult:
+        """The compacted context as a :class:`~hermes_core.CompactionResult` (``messages`` is the
+        same list object when nothing changed; ``note`` says why not)."""
         with self._lock:
             started = time.perf_counter()
+            self.last_ledger = {}
             try:
                 result, note, source = self._compress(messages, current_tokens, focus_topic, force)
             except Exception as exc:
@@ -347,15 +351,16 @@ class LCMEngine(ContextEngine):
             changed = result is not messages
             if changed:
                 self.compression_count += 1
-            self.last_summary_source = source  # type: ignore[assignment]
-            self.last_compaction_note = note
+            summary = next((str(m.get("content") or "") for m, mid in zip(self._msgs, self._ids, strict=False)
+                            if mid is SYNTHETIC and m.get("role") == "user"), "") if changed else ""
+            outcome = self.result(result, summary=summary, summary_source=source, note=note)  # type: ignore[arg-type]
             self.last_compaction = {
                 "changed": changed, "messages_before": len(messages), "messages_after": len(result),
                 "tokens_before": sum(message_tokens(messages)), "tokens_after": sum(message_tokens(result)),
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1), "note": note,
-                "summary_source": source,
+                "summary_source": source, "ledger": self.last_ledger,
             }
-            return result
+            return outcome
 
     def _compress(
         self, messages: list[Message], current_tokens: int | None, focus_topic: str | None, force: bool
@@ -420,6 +425,7 @@ class LCMEngine(ContextEngine):
         if after > threshold:
             note = self._over_target_reason(after, threshold)
         self.last_compaction_calls = escalation.calls
+        self.last_ledger = {"missing": builder.missing, "anchored": builder.anchored}
         if result == messages:
             return messages, note or "nothing to compact", escalation.worst_source
         self._set_tracked(tracked)

@@ -33,6 +33,7 @@ Files are created 0600, directories 0700.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -218,6 +219,7 @@ def session_token(session_id: str) -> str:
     return "s" + hashlib.sha1(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=64)
 def role_token(role: str) -> str:
     return "r" + "".join(ch for ch in role if ch.isalnum())
 
@@ -336,7 +338,6 @@ class SQLiteStore:
         self.last_error = ""
         self._lock = threading.RLock()
         self._file_id: tuple[int, int] | None = None
-        self._probe_size = 0
         self._closed = False
         self._reset_positions()
         try:
@@ -630,6 +631,15 @@ class SQLiteStore:
         ``PRAGMA data_version`` changes exactly when someone else committed, so a single
         writer (the common case) skips three lookups per turn.
         """
+        self._sync(conn)
+        seq = self._next_seq.get(session_id)
+        if seq is None:
+            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
+            seq = 0 if last is None else last + 1
+        return self._next_id, seq
+
+    def _sync(self, conn: sqlite3.Connection) -> None:
+        """Re-read the cached positions if another connection committed since they were read."""
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._version:
             self._version = version
@@ -637,11 +647,6 @@ class SQLiteStore:
             self._next_seq = {}
             self._last_ident = {}
             self._fts_upto = conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
-        seq = self._next_seq.get(session_id)
-        if seq is None:
-            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
-            seq = 0 if last is None else last + 1
-        return self._next_id, seq
 
     def _index_pending(self, conn: sqlite3.Connection, last_id: int, at_least: int) -> int:
         """Add messages after the index watermark to the FTS index once enough wait; the new mark."""
@@ -663,12 +668,8 @@ class SQLiteStore:
         """Index every stored message now (searches call this first; a no-op when nothing
         waits, known without a read when no other connection wrote since)."""
         def flush() -> None:
-            version = self.conn.execute("PRAGMA data_version").fetchone()[0]
-            if version == self._version and self._fts_upto >= self._next_id - 1:
-                return
-            last_id = self.conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
-            upto = self.conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
-            if last_id <= upto:
+            self._sync(self.conn)
+            if self._fts_upto >= self._next_id - 1:
                 return
             try:
                 with self._write() as conn:
@@ -724,62 +725,73 @@ class SQLiteStore:
 
     def _in_session(self, query: TextQuery, session_id: str, role: str | None, limit: int,
                     offset: int) -> list[int]:
-        """A session's matches. A query rare in the whole store (at most ``RANK_LIMIT``
-        matches) is filtered by session through the messages table and ranked: its cost
-        follows its matches, not the session's size. A common one is walked newest first
-        with the session's token, within the session's id range (ids grow with its seq)."""
+        """A session's matches, with no cost that grows with the session's size.
+
+        One probe walks the store's newest ``RANK_LIMIT + 1`` matches and keeps the session's.
+        A query rare in the whole store (the probe saw all its matches) is then ranked by BM25.
+        A common one is answered newest first: from the probe when the session's newest
+        matches were among the store's newest (the live session, usually), else by walking
+        the rest of the session's id range, the session checked through the messages table.
+        Only where other sessions' rows crowd that range does the walk fall back to the
+        session's index token, whose cost follows the session's size.
+        """
         match = fts_match(query)
+        want = offset + limit
         keep = "m.session_id = ?" + (" AND m.role = ?" if role else "")
         params = (session_id, *((role,) if role else ()))
 
-        def probe(scored: bool) -> list[tuple[int, float]]:
-            score = ", bm25(messages_fts, 0.0, 1.0, 0.5) AS score" if scored else ", 0.0 AS score"
-            rows = self._search(
-                f"SELECT f.rowid, f.score, {keep} FROM (SELECT rowid{score} FROM messages_fts WHERE messages_fts "
-                f"MATCH ? ORDER BY rowid DESC LIMIT {RANK_LIMIT + 1}) f JOIN messages m ON m.id = f.rowid",
-                (*params, match))
-            self._probe_size = len(rows)
-            return [(rowid, score) for rowid, score, here in rows if here]
+        def walk(cap: int, *between: int) -> list[tuple[int, int]]:
+            span = " AND rowid BETWEEN ? AND ?" if between else ""  # (an open-ended range costs a probe more)
+            return self._search(
+                f"SELECT f.rowid, {keep} FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?{span} "
+                f"ORDER BY rowid DESC LIMIT {cap}) f JOIN messages m ON m.id = f.rowid ORDER BY f.rowid DESC",
+                (*params, match, *between))
 
-        ranked = self._order(probe)
-        if ranked is not None:
-            return ranked[offset : offset + limit]
+        probe = walk(RANK_LIMIT + 1)
+        found = [rowid for rowid, here in probe if here]
+        if len(probe) <= RANK_LIMIT:
+            return self._by_bm25("messages_fts", match, found)[offset:want]
+        if len(found) >= want:
+            return found[offset:want]
         lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
                             "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
                             (session_id, session_id))[0]
         if lo is None:
             return []
+        below = min(hi, probe[-1][0] - 1)
+        cap = 4 * (want - len(found)) + 64  # past this many other sessions' rows, use the session's token
+        rows = walk(cap, lo, below) if below >= lo else []
+        found += [rowid for rowid, here in rows if here]
+        if len(found) >= want or len(rows) < cap:
+            return found[offset:want]
         tokens = [session_token(session_id)] + ([role_token(role)] if role else [])
-        rows = self._search("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? "
-                            "ORDER BY rowid DESC LIMIT ? OFFSET ?", (fts_match(query, tokens), lo, hi, limit, offset))
-        return [r[0] for r in rows]
+        rest = self._search("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? "
+                            "ORDER BY rowid DESC LIMIT ?", (fts_match(query, tokens), lo, rows[-1][0] - 1,
+                                                           want - len(found)))
+        return (found + [r[0] for r in rest])[offset:want]
 
-    def _order(self, probe: Callable[[bool], list[tuple[int, float]]]) -> list[int] | None:
-        """Matches by BM25 (newest first on ties) when the probe saw at most ``RANK_LIMIT``;
-        None when it saw more (the caller pages newest first). The probe runs without scores
-        (a score costs more than finding the row); only a query that turned out rare is
-        scored, in a second pass over its few matches."""
-        rows = probe(False)
-        if self._probe_size > RANK_LIMIT:
-            return None
-        if len(rows) > 1:
-            rows = probe(True)
-        return [rowid for rowid, _ in sorted(rows, key=lambda r: (r[1], -r[0]))]
+    def _by_bm25(self, table: str, match: str, ids: list[int]) -> list[int]:
+        """``ids`` (matches of ``match``, newest first) by BM25, equal scores newest first.
+
+        Scoring is a second pass over the few matches' rowid range only: a score costs more
+        than finding the row, and the probe that found them did not know yet they were few."""
+        if len(ids) < 2:
+            return ids
+        wanted = set(ids)
+        rows = self._search(f"SELECT rowid, bm25({table}, 0.0, 1.0, 0.5) FROM {table} WHERE {table} MATCH ? "
+                            "AND rowid BETWEEN ? AND ?", (match, min(ids), max(ids)))
+        return [rowid for rowid, _ in sorted((r for r in rows if r[0] in wanted), key=lambda r: (r[1], -r[0]))]
 
     def _ranked(self, table: str, query: TextQuery, tokens: Sequence[str], limit: int, offset: int) -> list[int]:
-        """One page of the matches of ``query`` (plus meta ``tokens``) in the whole table."""
+        """One page of the matches of ``query`` (plus meta ``tokens``) in the whole table:
+        BM25 when it has at most ``RANK_LIMIT`` matches, else newest first."""
         match = fts_match(query, tokens)
-
-        def probe(scored: bool) -> list[tuple[int, float]]:
-            score = f", bm25({table}, 0.0, 1.0, 0.5)" if scored else ", 0.0"
-            rows = self._search(f"SELECT rowid{score} FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
-                                f"LIMIT {RANK_LIMIT + 1}", (match,))
-            self._probe_size = len(rows)
-            return rows
-
-        ranked = self._order(probe)
-        if ranked is not None:
-            return ranked[offset : offset + limit]
+        probe = self._search(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
+                             f"LIMIT {RANK_LIMIT + 1}", (match,))
+        if len(probe) <= RANK_LIMIT:
+            return self._by_bm25(table, match, [r[0] for r in probe])[offset : offset + limit]
+        if offset + limit <= len(probe):
+            return [r[0] for r in probe[offset : offset + limit]]
         rows = self._search(f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC "
                             "LIMIT ? OFFSET ?", (match, limit, offset))
         return [r[0] for r in rows]
@@ -798,6 +810,9 @@ class SQLiteStore:
 
     def search_summaries(self, query: TextQuery, *, session_id: str | None = None, limit: int = 10,
                          offset: int = 0) -> list[int]:
+        where, params = ("WHERE session_id = ?", (session_id,)) if session_id is not None else ("", ())
+        if not self._read(f"SELECT EXISTS (SELECT 1 FROM summaries {where})", params)[0][0]:
+            return []  # nothing compacted in scope yet: an index lookup instead of a full-text query
         tokens = [session_token(session_id)] if session_id is not None else []
         return self._ranked("summaries_fts", query, tokens, limit, offset)
 

@@ -60,8 +60,10 @@ def make_engine(tmp_path: Path) -> Iterator[Callable[..., LCMEngine]]:
         engine.close()
 
 
-def _drive(engine: LCMEngine, messages: list[dict[str, Any]], session_id: str = "s1") -> list[dict[str, Any]]:
-    """Feed a transcript the way a runtime does: append, preflight, compact when due."""
+def _drive(engine: LCMEngine, messages: list[dict[str, Any]], session_id: str = "s1",
+           after: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
+    """Feed a transcript the way a runtime does: append, preflight, compact when due
+    (``after(live)`` after each compaction)."""
     engine.on_session_start(session_id)
     live: list[dict[str, Any]] = []
     for i, msg in enumerate(messages):
@@ -69,13 +71,15 @@ def _drive(engine: LCMEngine, messages: list[dict[str, Any]], session_id: str = 
         if i + 1 < len(messages) and messages[i + 1].get("role") == "tool":
             continue  # mid-group: a runtime only calls the model between complete groups
         if engine.should_compress_preflight(live):
-            live = engine.compress(live)
+            live = engine.compress(live).messages
+            if after is not None:
+                after(live)
     return live
 
 
 @pytest.fixture
 def drive() -> Callable[..., list[dict[str, Any]]]:
-    """``drive(engine, messages, session_id="s1")``: the live list after the whole transcript."""
+    """``drive(engine, messages, session_id="s1", after=None)``: the live list after the whole transcript."""
     return _drive
 
 
@@ -146,7 +150,7 @@ for i in range(turns):
     live.append({"role": "user", "content": f"{session} question {i} about the zebrafish gene " + "words " * 40})
     live.append({"role": "assistant", "content": f"{session} answer {i} " + "text " * 40})
     if engine.should_compress_preflight(live):
-        live = engine.compress(live)
+        live = engine.compress(live).messages
 grep = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "zebrafish", "scope": "session"}))
 status = engine.get_status()
 print(json.dumps({"grep": grep, "state": status.get("state"), "store_error": status.get("store_error"),

@@ -100,7 +100,7 @@ def main() -> int:
             continue
         try:
             if engine.should_compress_preflight(live):
-                live = engine.compress(live)
+                live = engine.compress(live).messages
         except Exception as exc:  # what a host would swallow
             errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
         tokens = sum(len(json.dumps(m, default=str)) // 4 for m in live[-400:]) if mode != "deep" else 0

@@ -35,22 +35,17 @@ def long_session(corpus_messages: dict[str, list[dict[str, Any]]], size: int = 7
     return out
 
 
-def test_two_calls_per_compaction_and_depth_within_max_depth(make_engine: Any, corpus_messages: Any) -> None:
+def test_two_calls_per_compaction_and_depth_within_max_depth(make_engine: Any, corpus_messages: Any,
+                                                              drive: Any) -> None:
     summarizer = Counting()
     engine: LCMEngine = make_engine(context_length=16_000, summarizer=summarizer, max_depth=4)
-    engine.on_session_start("long")
-    msgs = long_session(corpus_messages)
-    live: list[dict[str, Any]] = []
     per_compaction: list[int] = []
-    for i, msg in enumerate(msgs):
-        live.append(msg)
-        if i + 1 < len(msgs) and msgs[i + 1].get("role") == "tool":
-            continue
-        if engine.should_compress_preflight(live):
-            before = summarizer.calls
-            live = engine.compress(live)
-            per_compaction.append(summarizer.calls - before)
-            assert not api_problems(live)
+
+    def count(live: list[dict[str, Any]]) -> None:
+        per_compaction.append(summarizer.calls - sum(per_compaction))
+        assert not api_problems(live)
+
+    live = drive(engine, long_session(corpus_messages), "long", after=count)
     assert len(per_compaction) >= 10
     assert max(per_compaction) <= 2, per_compaction
     depths = [s.depth for s in engine.store.all_summaries("long")]

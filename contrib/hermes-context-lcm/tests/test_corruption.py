@@ -120,7 +120,7 @@ def test_database_from_a_newer_version_is_a_clear_message_and_the_turn_goes_on(m
     assert engine.should_compress_preflight(live)  # no exception, and the window is still watched
     status = engine.get_status()
     assert status["state"] == "unavailable" and "newer" in status["store_error"] and "schema 99" in status["summary"]
-    after = engine.compress(live)
+    after = engine.compress(live).messages
     assert after is not live and not api_problems(after)
     assert sum(len(str(m["content"])) for m in after) < sum(len(str(m["content"])) for m in live) / 2
     assert not list(tmp_path.glob("lcm.db.corrupt-*"))  # a newer file is not damaged: left alone
@@ -151,7 +151,7 @@ def test_scratch_engine_never_writes_the_home(make_engine: Any, tmp_path: Path, 
     engine: LCMEngine = make_engine(context_length=4000)
     engine.on_session_start("scratch")
     live = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " + "w " * 200} for i in range(40)]
-    after = engine.compress(live)
+    after = engine.compress(live).messages
     assert after is not live and engine.get_status()["scratch"] is True
     grep = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "turn"}) or "{}")
     assert grep["count"] > 0  # the scratch store works for the rest of the process

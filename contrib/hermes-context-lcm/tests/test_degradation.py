@@ -67,7 +67,7 @@ def test_summary_escalation_always_converges(make_engine: Any, behaviour: str, s
     engine = make_engine(context_length=8000, summarizer=summarizer)
     engine.on_session_start("s")
     messages = loop(80)
-    after = engine.compress(messages)
+    after = engine.compress(messages).messages
     assert after is not messages and not api_problems(after)
     assert engine.last_summary_source == source
     assert all_covered(engine)
@@ -105,7 +105,7 @@ def test_deadline_bounds_a_slow_summarizer(make_engine: Any) -> None:
                          max_leaf_calls=8)
     engine.on_session_start("s")
     started = time.perf_counter()
-    after = engine.compress(loop(120))
+    after = engine.compress(loop(120)).messages
     assert time.perf_counter() - started < 2.0
     assert len(summarizer.requests) <= 4
     assert not api_problems(after) and all_covered(engine)
@@ -141,7 +141,7 @@ def test_disk_full_during_ingest_keeps_messages_in_context(make_engine: Any) -> 
     grown = [*messages, *loop(60)[1:]]
     assert engine.should_compress_preflight(grown)  # no exception
     assert "full" in engine.store_error
-    after = engine.compress(grown)
+    after = engine.compress(grown).messages
     # the window still holds: a deterministic digest, the originals held in memory, all said
     assert after is not grown and not api_problems(after) and "compacted without the store" in \
         engine.last_compaction_note
@@ -159,7 +159,7 @@ def test_corrupt_database_is_moved_aside_and_a_new_one_started(make_engine: Any,
     (tmp_path / "lcm.db").write_bytes(b"garbage" * 1000)
     engine = make_engine(context_length=8000)
     engine.on_session_start("c")
-    after = engine.compress(loop(60))
+    after = engine.compress(loop(60)).messages
     assert not api_problems(after) and engine.store.session_size("c") == 121
     aside = list(tmp_path.glob("lcm.db.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes() == b"garbage" * 1000
@@ -172,13 +172,13 @@ def test_locked_database_degrades_then_recovers(make_engine: Any, tmp_path: Path
     other = sqlite3.connect(tmp_path / "lcm.db", isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     messages = loop(60)
-    after = engine.compress(messages)
+    after = engine.compress(messages).messages
     assert after is not messages and "locked" in engine.last_compaction_note and not api_problems(after)
     result = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "step"}) or "{}")
     assert "the LCM store is unavailable" in result["error"] and "locked" in result["error"]
     other.execute("ROLLBACK")
     other.close()
-    after = engine.compress(messages)
+    after = engine.compress(messages).messages
     assert after is not messages and all_covered(engine)
 
 
@@ -193,7 +193,7 @@ def _replay_into(home: str, session: str, groups: int) -> None:
     for msg in loop(groups, secret=session):
         live.append(msg)
         if msg["role"] == "tool" and engine.should_compress_preflight(live):
-            live = engine.compress(live)
+            live = engine.compress(live).messages
     engine.on_session_end(session, live)
 
 
@@ -238,11 +238,11 @@ def test_store_failure_in_the_middle_of_a_compaction(tmp_path: Path) -> None:
     engine = LCMEngine(PluginContext(home=tmp_path, config=config, extras={"lcm_store": store}))
     engine.on_session_start("flaky")
     messages = loop(120)
-    after = engine.compress(messages)
+    after = engine.compress(messages).messages
     assert after is not messages and "disk is full" in engine.last_compaction_note and not api_problems(after)
     assert engine.store.session_size("flaky") == len(messages)  # the messages themselves were stored
     store.fail_after = 10_000
-    after = engine.compress(messages)
+    after = engine.compress(messages).messages
     assert after is not messages and not api_problems(after) and all_covered(engine)
 
 

@@ -9,6 +9,7 @@ import pytest
 from hermes_context_lcm.assemble import ACK
 from hermes_context_lcm.engine import LCMEngine
 
+from hermes_core import CompactionResult
 from hermes_core.text.messages import api_problems, text_of
 from hermes_core.text.tokens import estimate_messages_tokens
 
@@ -57,7 +58,7 @@ def test_whole_corpus_compacts_validly_and_covers_every_message(
             if i + 1 < len(messages) and messages[i + 1]["role"] == "tool":
                 continue
             if engine.should_compress_preflight(live):
-                after = engine.compress(live)
+                after = engine.compress(live).messages
                 if after is not live:
                     compactions += 1
                     check_compaction(live, after, engine, newest_user)
@@ -97,7 +98,10 @@ def test_tail_keeps_whole_groups_and_the_task(make_engine: Any) -> None:
     engine = make_engine(context_length=8000)
     engine.on_session_start("loop")
     messages = agent_loop(60)
-    after = engine.compress(messages, force=True)
+    result = engine.compress(messages, force=True)
+    assert isinstance(result, CompactionResult) and result.summary_source == engine.last_summary_source != "none"
+    after = result.messages
+    assert result.summary == after[0]["content"] and result.note == engine.last_compaction_note
     check_compaction(messages, after, engine, "THE TASK: fix the bug")
     assert "<summary id=\"sum_" in after[0]["content"]
     assert after[1] == {"role": "assistant", "content": ACK}
@@ -105,7 +109,7 @@ def test_tail_keeps_whole_groups_and_the_task(make_engine: Any) -> None:
     assert after[3]["role"] == "assistant" and after[3].get("tool_calls")
     assert estimate_messages_tokens(after) < engine.threshold_tokens
     # compacting the compacted list again nests nothing and keeps the task once
-    again = engine.compress([*after, {"role": "assistant", "content": "done"}], force=True)
+    again = engine.compress([*after, {"role": "assistant", "content": "done"}], force=True).messages
     assert again[0]["content"].count("[LCM] Earlier parts") == 1
     assert sum(m is messages[0] for m in again) == 1
     assert "THE TASK" not in again[0]["content"].split("</summary>")[-1]
@@ -116,7 +120,7 @@ def test_honest_note_when_the_newest_turn_alone_is_too_big(make_engine: Any) -> 
     engine.on_session_start("big")
     messages = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
                 {"role": "user", "content": "word " * 3000}]
-    after = engine.compress(messages)
+    after = engine.compress(messages).messages
     assert not api_problems(after)
     assert after[-1]["content"].endswith("word " * 10)
     assert "could not get under 1000 tokens" in engine.last_compaction_note
@@ -130,7 +134,7 @@ def test_large_outputs_become_references_and_page_back_exactly(make_engine: Any)
     messages = agent_loop(3)
     messages[2] = {**messages[2], "content": big}
     messages += [{"role": "assistant", "content": "noted"}, {"role": "user", "content": "next"}]
-    after = engine.compress(messages, force=True)
+    after = engine.compress(messages, force=True).messages
     ref = next(m for m in after if m.get("tool_call_id") == "c0a")
     assert ref["content"].startswith("[LCM stored output msg_3:") and "lines" in ref["content"]
     pages, page = [], 1
@@ -212,7 +216,7 @@ def test_a_restarted_process_resumes_positions_without_duplicates(make_engine: A
     for i, msg in enumerate(messages[:half]):
         live.append(msg)
         if messages[i + 1]["role"] != "tool" and first.should_compress_preflight(live):
-            live = first.compress(live)
+            live = first.compress(live).messages
     assert first.compression_count >= 1
     stored_before = first.store.session_size("resume")
     first.close()  # the process ends: its store and its hold on the session go
@@ -225,7 +229,7 @@ def test_a_restarted_process_resumes_positions_without_duplicates(make_engine: A
     for i, msg in enumerate(messages[half:], start=half):
         live.append(msg)
         if (i + 1 == len(messages) or messages[i + 1]["role"] != "tool") and second.should_compress_preflight(live):
-            live = second.compress(live)
+            live = second.compress(live).messages
             assert not api_problems(live)
     second.on_session_end("resume", live)
     assert second.store.session_size("resume") == len(messages)  # every message stored exactly once

@@ -40,7 +40,7 @@ def test_malformed_tool_calls_over_several_compactions(make_engine: Any) -> None
     for k in range(24):
         live = live + round_of(k)
         if engine.should_compress_preflight(live):
-            live = engine.compress(live)
+            live = engine.compress(live).messages
             assert "compaction failed" not in engine.last_compaction_note, engine.last_compaction_note
             assert engine.last_compaction["changed"]
             compactions += 1
@@ -82,7 +82,7 @@ def test_stub_for_an_unanswered_call_survives_a_restart(make_engine: Any, tmp_pa
         {"id": "open1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}]
     first = make_engine(context_length=8000, home=tmp_path / "h")
     first.on_session_start("s")
-    after = first.compress(msgs)
+    after = first.compress(msgs).messages
     assert api_problems(after) == [] and after[-1]["role"] == "tool" and after[-1]["tool_call_id"] == "open1"
     stored = first.store.session_size("s")
     first.close()  # the process ends: its store and its hold on the session go

@@ -50,7 +50,7 @@ def test_compaction_invariants(tmp_path: Path, groups: list[tuple[str, Any]], co
     store = SQLiteStore(":memory:")
     engine = LCMEngine(PluginContext(home=tmp_path, config=config, extras={"lcm_store": store}))
     engine.on_session_start("p")
-    after = engine.compress(messages, force=True)
+    after = engine.compress(messages, force=True).messages
     assert not api_problems(after), api_problems(after)
     newest = max(i for i, m in enumerate(messages) if m["role"] == "user")
     assert any(m is messages[newest] for m in after)

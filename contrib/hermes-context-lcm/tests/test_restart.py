@@ -48,7 +48,7 @@ for i, m in enumerate(msgs):
     live.append(m)
     if (i + 1 == len(msgs) or msgs[i + 1]["role"] != "tool") and engine.should_compress_preflight(live):
         before = json.loads(json.dumps(live))
-        live = engine.compress(live)
+        live = engine.compress(live).messages
         compactions += 1
         if compactions == int(crash_at):
             Path(home, f"host_{label}.json").write_text(json.dumps({"live": before, "seen": i + 1}))  # the host's copy
@@ -103,7 +103,7 @@ def test_crash_between_layout_save_and_host_save_stores_nothing_twice(
     for i, msg in enumerate(labelled[seen:], start=seen):
         live.append(msg)
         if (i + 1 == len(labelled) or labelled[i + 1]["role"] != "tool") and engine.should_compress_preflight(live):
-            live = engine.compress(live)
+            live = engine.compress(live).messages
     engine.on_session_end("crash", live)
     rows = engine.store.session_messages("crash", limit=100_000)
     assert [r.message() for r in rows] == labelled

@@ -7,8 +7,11 @@ import re
 from typing import Any
 
 import pytest
+from hermes_context_lcm import textindex
 from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.query import parse_query
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 CALL_ARGS = json.dumps({"path": "src/app/配置.yaml", "pattern": "retryBackoffMillis"})  # \\u-escaped CJK
 #: (class, stored text or message, query): each query must find its message.
@@ -106,3 +109,19 @@ def test_regex_pages_through_the_whole_store_with_a_cursor(engine: LCMEngine) ->
     first = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": "RARE-TOKEN", "mode": "regex",
                                                             "target": "messages"}) or "{}")
     assert first["count"] == 4 and first["complete"] and first["scanned"] == 12_000  # no 5,000-row cap per call
+
+
+def _parts_by_every_run(text: str) -> str:
+    """The parts column with no prefilter: every distinct run through ``_run_parts``."""
+    return "\n".join(filter(None, map(textindex._run_parts, dict.fromkeys(textindex._ASCII_RUN.findall(text)))))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aZbY09_.-:/@+ xHTTPServer2v1.2.3getUserName\n", max_size=80))
+def test_the_parts_prefilter_skips_only_runs_of_one_part(text: str) -> None:
+    assert textindex.parts_text(text) == _parts_by_every_run(text)
+
+
+def test_the_parts_prefilter_on_the_corpus(corpus_messages: Any) -> None:
+    texts = [json.dumps(m, ensure_ascii=False) for msgs in corpus_messages.values() for m in msgs]
+    assert [textindex.parts_text(t) for t in texts] == [_parts_by_every_run(t) for t in texts]

@@ -50,7 +50,7 @@ def test_summary_prompt_is_redacted_bounded_and_keeps_list_text(make_engine: Any
     engine = make_engine(context_length=16_000, summarizer=summarizer,
                          pre_compress=lambda _msgs: f"memory: token=MemorySecret1234 {'n' * 50_000}")
     engine.on_session_start("s")
-    after = engine.compress(conversation(), force=True)
+    after = engine.compress(conversation(), force=True).messages
     assert after and summarizer.prompts
     sent = "\n".join(summarizer.prompts)
     assert "ARGSLEAK0123456789" not in sent and "ListPartSecret99" not in sent and "MemorySecret1234" not in sent

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,8 +17,10 @@ import pytest
 from hermes_context_lcm.engine import LCMEngine
 from hermes_context_lcm.query import parse_query
 from hermes_context_lcm.store import fts_match
-from hermes_context_lcm.tools import TOOL_SCHEMAS
+from hermes_context_lcm.tools import TOOL_SCHEMAS, first_place
 from hermes_summarizers.deterministic import DeterministicSummarizer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermes_core.config.models import HermesConfig
 from hermes_core.plugin.context import PluginContext
@@ -42,7 +45,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory, corpus_messages: Any) -> It
         for msg in corpus_messages[name]:
             live.append(msg)
             if msg["role"] != "tool" and not msg.get("tool_calls") and eng.should_compress_preflight(live):
-                live = eng.compress(live)
+                live = eng.compress(live).messages
         eng.on_session_end(session, live)
     yield eng  # the active session is "pomodoro"
     eng.store.close()
@@ -222,3 +225,18 @@ def test_regex_call_budget_hands_back_a_cursor(tmp_path: Path, monkeypatch: pyte
     whole = call(engine, "lcm_grep", pattern=r"row 1999\b", mode="regex", target="messages", limit=1)
     engine.store.close()
     assert whole["count"] == 1 and whole["scanned"] == 1  # newest first
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="abSsTtKkXxé Ǆǅǆſ\u212a.\n_", max_size=120),
+       terms=st.lists(st.text(alphabet="abSsTtKkXxé Ǆǅǆſ\u212a._", min_size=1, max_size=6), min_size=1, max_size=3))
+def test_snippet_place_is_the_first_case_insensitive_hit(text: str, terms: list[str]) -> None:
+    words = sorted({*terms, *(w for t in terms for w in re.findall(r"\w+", t))}, key=len, reverse=True)
+    for text_now in (text, text.encode("ascii", "ignore").decode()):  # the ASCII road too
+        found = re.search("|".join(map(re.escape, words)), text_now, re.IGNORECASE)
+        assert first_place(text_now, tuple(terms)) == (found.start() if found else 0)
+        ascii_terms = tuple(t.encode("ascii", "ignore").decode() or "a" for t in terms)
+        ascii_words = sorted({*ascii_terms, *(w for t in ascii_terms for w in re.findall(r"\w+", t))}, key=len,
+                             reverse=True)
+        found = re.search("|".join(map(re.escape, ascii_words)), text_now, re.IGNORECASE)
+        assert first_place(text_now, ascii_terms) == (found.start() if found else 0)
