@@ -90,7 +90,7 @@ def corpus_table(context_length: int, runs: int) -> list[dict[str, Any]]:
     for path in sorted(CORPUS.glob("*.json")):
         messages = load_transcript(path).messages
         engine = make_engine(context_length, StubSummarizer())
-        out = engine.compress(messages, force=True)
+        out = engine.compress(messages, force=True).messages
         rows.append({
             "file": path.stem,
             "messages": len(messages),
@@ -222,7 +222,7 @@ def recall_table(context_lengths: tuple[int, ...] = (32_000, 128_000)) -> list[d
                 return ""
 
             engine = make_engine(length, DeterministicSummarizer(), pre_compress=capture)
-            out = engine.compress(transcript.messages, force=True)
+            out = engine.compress(transcript.messages, force=True).messages
             if not captured:
                 continue
             ours = next(m["content"] for m in out if "CONTEXT COMPACTION" in str(m.get("content")))
@@ -271,7 +271,7 @@ def identifier_table(context_lengths: tuple[int, ...] = (32_000, 128_000)) -> li
             captured: list[list[Message]] = []
             engine = make_engine(length, DeterministicSummarizer(),
                                  pre_compress=lambda t, c=captured: c.append(t) or "")
-            out = engine.compress(transcript.messages, force=True)
+            out = engine.compress(transcript.messages, force=True).messages
             ours = next(m["content"] for m in out if "CONTEXT COMPACTION" in str(m.get("content")))
             wanted = issue_identifiers(captured[0])
             rows.append({"file": path.stem, "context_length": length, "identifiers": len(wanted),

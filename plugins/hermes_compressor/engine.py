@@ -32,7 +32,7 @@ from hermes_compressor.measure import measure
 from hermes_compressor.prepare import cap_text, summary_turns
 from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
 from hermes_compressor.summary_message import place_summary, split_summary, summary_block, with_system_note
-from hermes_core import ContextEngine, PluginContext
+from hermes_core import CompactionResult, ContextEngine, PluginContext
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
 from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
@@ -165,8 +165,16 @@ class CompressorEngine(ContextEngine):
         current_tokens: int | None = None,
         focus_topic: str | None = None,
         force: bool = False,
-    ) -> list[Message]:
-        """A compacted copy of ``messages``; the same list object when nothing changes."""
+    ) -> CompactionResult:
+        """The compacted copy of ``messages`` (the same list object when nothing changes),
+        with the summary, where it came from and the compaction note."""
+        out = self._compress_list(messages, current_tokens, focus_topic, force)
+        summarized = out is not messages and self.last_summary_source != "none"
+        return self.result(out, summary=self.last_summary if summarized else "",
+                           summary_source=self.last_summary_source, note=self.last_compaction_note)
+
+    def _compress_list(self, messages: list[Message], current_tokens: int | None, focus_topic: str | None,
+                       force: bool) -> list[Message]:
         try:
             return self._compress(messages, current_tokens, focus_topic, force)
         except Exception as exc:
