@@ -152,7 +152,8 @@ def lcm(context_length: int) -> tuple[Compact, Any]:
     engine.counted = counted
 
     def compact(messages: list[Message], tokens: int) -> list[Message]:
-        return engine.compress(messages, current_tokens=tokens)
+        answer = engine.compress(messages, current_tokens=tokens)
+        return getattr(answer, "messages", answer)  # a CompactionResult or a bare list
 
     return compact, engine
 
