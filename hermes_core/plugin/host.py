@@ -530,12 +530,12 @@ def build_host(
     from hermes_core.config.paths import config_path as default_config_path
 
     home = home or hermes_home()
-    raw = None
+    raw: dict[str, Any] | None = None
     source = "config"
     path = config_path if config_path is not None else default_config_path(home)
     plain = plain_config(path) if config is None and plain_defaults else None
     if plain is not None:
-        config, source = plain, str(path)
+        config, source = cast("HermesConfig", plain), str(path)  # it reads like one (PlainConfig)
         raw = {} if config_path is None else None
     if config is None:
         from hermes_core.config.models import load_config
