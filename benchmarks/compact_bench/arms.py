@@ -2,7 +2,7 @@
 
 :func:`play` appends the session's messages one by one and, before every model request
 (the next message is the assistant's), compacts with the arm when the context reaches
-the threshold. Every compaction's result is checked for API validity.
+the threshold. Every compaction's result is checked for API problems its input did not have.
 """
 
 from __future__ import annotations
@@ -58,6 +58,34 @@ class LossySummarizer:
         return SummaryResult(text="## Summary\n" + "\n".join(reversed(text)), source="llm")
 
 
+class EchoSummarizer:
+    """A fake LLM's top tier: copies the newest turns verbatim until its budget is full
+    (a model that favours recent text and rewrites nothing)."""
+
+    name = "echo"
+
+    def summarize(self, request: SummaryRequest) -> SummaryResult:
+        budget, parts, used = request.budget_tokens * 4, [], 0
+        for turn in reversed(request.turns):
+            text = text_of(turn.get("content")).strip()
+            if not text:
+                continue
+            if used + len(text) > budget:
+                parts.append(text[-max(0, budget - used):])
+                break
+            parts.append(text)
+            used += len(text) + 1
+        return SummaryResult(text="## Summary\n" + "\n".join(reversed(parts)), source="llm")
+
+
+def tiered(tier: str, drop_rate: float = 0.5) -> Any:
+    """The tiered fake LLM: ``echo`` (copies recent text), ``extractive`` (keeps every line
+    with digits, paths or code) and ``lossy`` (extractive, then drops ``drop_rate`` of lines)."""
+    if tier == "echo":
+        return EchoSummarizer()
+    return LossySummarizer(0.0 if tier == "extractive" else drop_rate)
+
+
 class CountingSummarizer:
     """Wraps a summarizer to count calls and input size."""
 
@@ -84,6 +112,7 @@ class PlayResult:
     aux_calls: int = 0
     summarizer_input_chars: int = 0
     seconds: list[float] = field(default_factory=list)
+    cache_breaks: int = 0  # requests whose messages do not start with the previous request's (measured)
     engine: Any = None
 
 
@@ -153,7 +182,7 @@ def lcm(context_length: int) -> tuple[Compact, Any]:
 
     def compact(messages: list[Message], tokens: int) -> list[Message]:
         answer = engine.compress(messages, current_tokens=tokens)
-        return getattr(answer, "messages", answer)  # a CompactionResult or a bare list
+        return getattr(answer, "messages", answer)  # a CompactionResult or the bare list
 
     return compact, engine
 
@@ -164,6 +193,7 @@ def play(arm: str, messages: list[Message], context_length: int, compact: Compac
     result = PlayResult(arm, [messages[0]], engine=engine)
     context = result.context
     tokens = estimate_message_tokens(messages[0])
+    sent: list[Message] = []  # the previous request, as sent
     for i, msg in enumerate(messages[1:], start=1):
         context.append(msg)
         tokens += estimate_message_tokens(msg)
@@ -176,15 +206,53 @@ def play(arm: str, messages: list[Message], context_length: int, compact: Compac
             result.seconds.append(time.perf_counter() - started)
             if after is not context:
                 result.compactions += 1
-                result.violations += bool(api_problems(after))
+                result.violations += _new_problem(context, after)
                 context[:] = after
                 tokens = estimate_messages_tokens(context)
         result.requests += 1
         result.over_window += tokens > context_length
+        result.cache_breaks += bool(sent) and not _extends(context, sent)
+        sent = list(context)
     counted = getattr(engine, "counted", None)
     if counted is not None:
         result.aux_calls, result.summarizer_input_chars = counted.calls, counted.input_chars
     return result
+
+
+def _new_problem(before: list[Message], after: list[Message]) -> bool:
+    """Whether ``after`` has a kind of API problem ``before`` did not (a real transcript can
+    arrive broken; an engine must not break it further)."""
+    from compact_bench.fuzz import problem_kinds
+
+    return bool(api_problems(after)) and bool(problem_kinds(after) - problem_kinds(before))
+
+
+def _extends(request: list[Message], previous: list[Message]) -> bool:
+    """Whether ``request`` starts with ``previous`` message for message (a prompt cache hit)."""
+    return len(request) >= len(previous) and all(
+        a is b or a == b for a, b in zip(request, previous, strict=False))
+
+
+def recover(engine: Any, facts: list[Any], context: list[Message]) -> tuple[list[int], int]:
+    """One recovery round trip per fact missing from ``context``: ``lcm_grep`` for its first
+    value, then ``lcm_expand`` of the best hit; 1 when the expanded text holds all its values.
+    Returns the per-fact outcome (kept or recovered) and how many round trips were made."""
+    text = retained_text(context)
+    out, trips = [], 0
+    for fact in facts:
+        if all(v in text for v in fact.values):
+            out.append(1)
+            continue
+        trips += 1
+        found = json.loads(engine.handle_tool_call("lcm_grep", {"pattern": f'"{fact.values[0]}"', "limit": 1}))
+        hits = found.get("results") or []
+        if not hits:
+            out.append(0)
+            continue
+        expanded = engine.handle_tool_call("lcm_expand", {"id": hits[0]["id"], "max_tokens": 50_000})
+        body = json.dumps(json.loads(expanded), ensure_ascii=False)
+        out.append(int(all(v in body or v in text for v in fact.values)))
+    return out, trips
 
 
 def retained_text(context: list[Message]) -> str:

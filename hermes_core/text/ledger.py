@@ -7,7 +7,8 @@ continuing assistant needs most. Before a summary replaces a span, any engine ca
    model: the user's asks verbatim (their request sentences when they have some), their
    constraints and updates of earlier values, decisions the assistant stated,
    identifiers (file paths with an extension, URLs, ``backticked`` names of 4+ chars,
-   hashes), errors still unresolved at the end of the span and the files tools touched;
+   hashes, long numbers), errors still unresolved at the end of the span, the files tools
+   touched and the results the assistant reported (a measurement, something it found);
 2. :func:`verify_summary` — check the summary against the ledger and append what it lost
    as a bounded *anchor index* (a short, verbatim list, newest and most important first),
    redacted like everything else that is stored in a summary.
@@ -34,16 +35,18 @@ from hermes_core.text.redact import redact
 Message = dict[str, Any]
 
 #: Kinds, in the order the anchor index keeps them when it must choose.
-KINDS = ("ask", "constraint", "error", "file", "identifier", "decision", "said")
+KINDS = ("ask", "constraint", "error", "file", "identifier", "decision", "finding", "said")
 #: Each kind's first claim on the anchor index's room (the rest is shared in KINDS order).
-KIND_SHARES = {"ask": 0.25, "constraint": 0.15, "error": 0.1, "file": 0.1, "identifier": 0.35, "decision": 0.05,
-               "said": 0.0}  # "said": a user message with no request in it, kept verbatim only if room is left
+#: "finding": a result the assistant reported (a measurement, something it found), which
+#: exists nowhere else once the turn is gone; "said": an informative sentence of a user
+#: message with no request in it (one holding a number or an identifier), only if room is left.
+KIND_SHARES = {"ask": 0.22, "constraint": 0.15, "error": 0.08, "file": 0.1, "identifier": 0.3, "decision": 0.05,
+               "finding": 0.1, "said": 0.0}
 ANCHOR_HEADING = "## Anchor Index (verbatim items the summary above did not carry)"
 
 SCAN_CHARS = 8_000  # of each message (its start), so the cost stays bounded per message...
 SPAN_SCAN_CHARS = 300_000  # ...and per span: turns are read newest first until this much was read
-ASK_CHARS = 300  # an ask is kept verbatim up to this length
-ASK_MATCH_CHARS = 80  # ...and counts as present when its first 80 (normalized) chars are
+ASK_MATCH_CHARS = 80  # a sentence counts as present when its first 80 (normalized) chars are
 
 # Candidate identifiers are whole tokens: one linear scan, then cheap string tests per token.
 _SEP_CHARS = r"\s\"'`()<>\[\]{},;|=*"
@@ -72,10 +75,17 @@ _UPDATE_RE = re.compile(r"\b(?:update:|updated|correction|changed to|is now|are 
 # An error the user or assistant quotes (an error code or failure word up to the line's end).
 _QUOTED_ERROR_RE = re.compile(r"(?:\b[A-Z][A-Z0-9]*_?ERR[A-Z0-9_]*|\bERR_[A-Z0-9_]+|\b[A-Z]\w*(?:Error|Exception))"
                               r"\b[^\n]{0,200}")
-_LONG_NUMBER_RE = re.compile(r"(?<![\w.\-])\d{5,20}(?![\w.])")
+# 5-20 digits, not inside a word or a dotted number ("is 633650." ends a sentence); the lookbehind after the
+# first digit lets the scan skip non-digits fast
+_LONG_NUMBER_RE = re.compile(r"\d(?<![\w.\-]\d)\d{4,19}(?!\w|\.\d)")
 _DECISION_RE = re.compile(r"\b(?:decided|instead of|chose|rather than|switch(?:ed)? to|the fix is|root cause|"
                           r"because)\b", re.I)
 _PATH_KEYS = ("file_path", "path", "filename", "file", "target_file", "notebook_path")
+# A result the assistant reports: a quantity with a unit, or a verb of finding out.
+_FINDING_RE = re.compile(r"\d(?:[\d.,]*\d)?\s?(?:%|ms\b|µs\b|s\b|sec|seconds|minutes|[KMG]i?B\b|x\b|tokens\b|rps\b)"
+                         r"|\b(?:measured|found|confirmed|verified|observed|turns out|reproduced|benchmarked|"
+                         r"profiled|the cause|is caused by)\b", re.I)
+_INFORMATIVE_RE = re.compile(r"\d|[`/]|\b\w+_\w+\b")  # a user sentence worth keeping: a number, path, code or name
 
 
 @dataclass(frozen=True)
@@ -184,13 +194,12 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
     ``previous_summary`` (an earlier summary being folded in) contributes its identifiers
     and its anchor index, so repeated compactions keep what earlier ones anchored.
     """
-    items: dict[tuple[str, str], None] = {}
+    items: dict[str, str] = {}  # text -> kind: a text is one item, of the kind it was first found as
 
     def add(kind: str, text: str) -> None:
         text = text.strip()
         if text:
-            items.pop((kind, text), None)
-            items[(kind, text)] = None
+            items[text] = items.pop(text, kind)
 
     errors: dict[str, str] = {}  # tool name -> its last error line; a later clean result resolves it
     names: dict[str, str] = {}
@@ -204,12 +213,17 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
                 for sentence in requests:
                     add("ask", sentence)
                 if not requests:
-                    add("said", _clip(ask, ASK_CHARS))
+                    for sentence in _sentences(ask, _INFORMATIVE_RE):
+                        add("said", sentence)
                 for sentence in _sentences(ask, _CONSTRAINT_RE) + _sentences(ask, _UPDATE_RE):
                     add("constraint", sentence)
         elif role == "assistant":
-            for sentence in _sentences(text, _DECISION_RE):
+            decisions = _sentences(text, _DECISION_RE)
+            for sentence in decisions:
                 add("decision", sentence)
+            for sentence in _sentences(text, _FINDING_RE):
+                if sentence not in decisions:
+                    add("finding", sentence)
             for call in msg.get("tool_calls") or ():
                 fn = call.get("function") if isinstance(call, dict) else None
                 if isinstance(fn, dict):
@@ -246,8 +260,12 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
         body, _, _ = previous_summary.partition(ANCHOR_HEADING)
         for ident in identifiers(previous_summary, limit=len(previous_summary)):
             add("identifier", ident)
+        for m in _LONG_NUMBER_RE.finditer(body):
+            add("identifier", m.group(0))
+        for m in _QUOTED_ERROR_RE.finditer(body):
+            add("error", m.group(0).strip().rstrip("."))
         for kind, cue in (("ask", _REQUEST_RE), ("constraint", _CONSTRAINT_RE), ("constraint", _UPDATE_RE),
-                          ("decision", _DECISION_RE)):
+                          ("decision", _DECISION_RE), ("finding", _FINDING_RE)):
             for m in _SENTENCE_RE.finditer(body):
                 sentence = m.group(0).strip().removeprefix("- ")
                 if len(sentence) >= 12 and cue.search(sentence) and not sentence.endswith(":"):
@@ -258,7 +276,7 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
             if sep and kind in KINDS:
                 for piece in (rest.split(" | ") if kind in ("identifier", "file") else [rest]):
                     add(kind, piece)
-    return [LedgerItem(kind, text) for kind, text in items]
+    return [LedgerItem(kind, text) for text, kind in items.items()]
 
 
 def is_present(item: LedgerItem, summary: str, flat_summary: str | None = None) -> bool:
@@ -292,13 +310,18 @@ def verify_summary(summary: str, ledger: list[LedgerItem], max_chars: int) -> Ve
     kept: dict[str, list[str]] = {kind: [] for kind in KINDS}
     pending = {kind: [redact(t) for t in reversed(missing[kind])] for kind in KINDS}  # newest first
     room = max_chars - used
+    inside = dict.fromkeys(KINDS, 0)  # identifiers that an anchored sentence already carries cost nothing
     # Two passes: each kind up to its share of the room, then what is left in KINDS order,
     # so that many long asks cannot crowd out every identifier.
     for shares in (KIND_SHARES, dict.fromkeys(KINDS, 1.0)):
         for kind in KINDS:
             allowance = used + int(room * shares[kind]) if shares is KIND_SHARES else max_chars
             rest = []
+            prose = "\n".join(p for k in KINDS if k not in ("identifier", "file") for p in kept[k])
             for piece in pending[kind]:
+                if kind in ("identifier", "file") and piece in prose:
+                    inside[kind] += 1
+                    continue
                 cost = len(piece) + (3 if kind in ("identifier", "file") and kept[kind] else len(kind) + 6)
                 if used + cost > min(allowance, max_chars):
                     rest.append(piece)
@@ -306,7 +329,7 @@ def verify_summary(summary: str, ledger: list[LedgerItem], max_chars: int) -> Ve
                 kept[kind].append(piece)
                 used += cost
             pending[kind] = rest
-    anchored = 0
+    anchored = sum(inside.values())
     for kind in KINDS:
         if kept[kind]:
             anchored += len(kept[kind])
@@ -314,7 +337,7 @@ def verify_summary(summary: str, ledger: list[LedgerItem], max_chars: int) -> Ve
                 lines.append(f"- {kind}: " + " | ".join(kept[kind]))
             else:
                 lines += [f"- {kind}: {piece}" for piece in kept[kind]]
-        by_kind[kind] = (len(missing[kind]), len(kept[kind]))
+        by_kind[kind] = (len(missing[kind]), len(kept[kind]) + inside[kind])
     left = total - anchored
     if left:
         lines.append(f"- ({left} more items did not fit; the full turns were not kept)")

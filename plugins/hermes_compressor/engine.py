@@ -24,6 +24,7 @@ from hermes_compressor.constants import (
     MIN_SUMMARY_TOKENS,
     MIN_TAIL_MESSAGES,
     SUMMARY_CONTEXT_SHARE,
+    SUMMARY_PREFIX,
     SUMMARY_TOKENS_CEILING,
     TRIM_MAX_CHARS,
     TRIM_MIN_CHARS,
@@ -207,20 +208,29 @@ class CompressorEngine(ContextEngine):
             return self._trim(messages, total, force, f"nothing to summarize: all {len(messages)} messages are "
                                                       "in the protected head or tail")
         previous, turns = self._span_turns(messages, split, carriers)
-        request = self._request(turns, total - sum(tokens[: split.head_end]) - sum(tokens[split.cut:])
-                                - (tokens[split.pinned] if split.pinned is not None else 0), previous, focus_topic)
+        span_tokens = total - sum(tokens[: split.head_end]) - sum(tokens[split.cut:]) - (
+            tokens[split.pinned] if split.pinned is not None else 0)
+        request = self._request(turns, span_tokens, previous, focus_topic)
         self._fallback_reason = ""
         outcome = self._summarize(request)
         if outcome is None:
             return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
-        checked = verify_summary(body, extract_ledger(turns, previous or "") if self.verify_summaries else [],
-                                 max_chars=int(request.budget_tokens * 4 * ANCHOR_SHARE))
-        body = checked.text
+        ledger = extract_ledger(turns, previous or "") if self.verify_summaries else []
+        # The earlier anchor index keeps its room (within the summary ceiling): re-compaction cannot squeeze it out.
+        room = int(request.budget_tokens * 4 * ANCHOR_SHARE)
+        if previous:
+            room = max(room, min(room + len(previous.partition(ANCHOR_HEADING)[2]), self.max_summary_tokens * 4))
+        for attempt in range(2):
+            checked = verify_summary(body, ledger, max_chars=room)
+            result = self._assemble(messages, tokens, split, checked.text)
+            after = sum(estimate_message_tokens(m) for m in result)
+            if after < total or not previous or attempt:
+                break
+            # a summary of little more than a summary: a smaller index, rather than trimming the summary itself
+            room = min(room, int(span_tokens * 4 * 0.995) - len(body) - len(SUMMARY_PREFIX) - 100)
         self.last_verification = checked
-        self.last_summary = body
-        result = self._assemble(messages, tokens, split, body)
-        after = sum(estimate_message_tokens(m) for m in result)
+        self.last_summary = checked.text
         if after >= total:
             return self._trim(messages, total, force,
                               f"a summary of {span} messages would not be smaller than them")

@@ -26,6 +26,7 @@ SPAN: list[dict[str, Any]] = [
         {"id": "c2", "type": "function", "function": {"name": "bash", "arguments": '{"command": "pytest -q"}'}}]},
     {"role": "tool", "tool_call_id": "c2", "content": "collected 12\nE   TypeError: unhashable type: 'list'\nFAILED"},
     {"role": "user", "content": "Also see https://example.com/spec#rows and commit 9f3ab2c71e. DB_PASS=hunter2xyz"},
+    {"role": "user", "content": "The old CSV export must always keep working."},
 ]
 
 
@@ -40,6 +41,8 @@ def test_ledger_has_every_kind_and_the_anchor_index_restores_them() -> None:
                  "Never touch config/prod.yaml please", "TypeError: unhashable type", "pyarrow instead of fastparquet"):
         assert must in text, must
     assert "hunter2xyz" not in text  # the anchor index is redacted
+    texts = [item.text for item in ledger]
+    assert len(texts) == len(set(texts))  # a sentence that is an ask and a constraint is one item, anchored once
 
 
 def test_anchor_index_is_bounded_and_says_what_did_not_fit() -> None:
@@ -48,6 +51,18 @@ def test_anchor_index_is_bounded_and_says_what_did_not_fit() -> None:
     anchors = checked.text.split(ANCHOR_HEADING)[1]
     assert len(anchors) <= 700 and "more items did not fit" in anchors
     assert checked.dropped > 0 and checked.anchored > 0
+
+
+def test_ledger_keeps_findings_and_informative_sentences_only() -> None:
+    ledger = extract_ledger([
+        {"role": "user", "content": "build cache retry worker queue. The account number is 633650. 请检查。"},
+        {"role": "assistant", "content": "Looking. I measured the hit rate at 61.25% after the change. Done."},
+    ])
+    found = {(item.kind, item.text) for item in ledger}
+    assert ("finding", "I measured the hit rate at 61.25% after the change.") in found
+    assert ("identifier", "633650") in found  # a number that ends a sentence
+    said = [text for kind, text in found if kind == "said"]
+    assert said == ["The account number is 633650."]  # the filler sentence is not an item
 
 
 def test_complete_summary_gets_no_index() -> None:
