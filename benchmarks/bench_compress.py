@@ -21,8 +21,16 @@ Method:
   backticked terms, so that definition favours it; Claude Code's summary covers the whole
   conversation while ours covers the dropped span only, which is the span scored.
 
+* **Side by side** (``--compare-with DIR``, another checkout of hermes-core, e.g. a
+  ``git worktree`` of the previous release): the synthetic sizes run in two worker
+  processes, this code and DIR's, taking turns round by round (the first round is a
+  warm-up), and ``hermes-core compact`` on one corpus file runs as a whole process the
+  same way (with cached bytecode, as installed code runs); medians of wall and CPU time
+  (``time.process_time``; the children's rusage for processes), with the load average
+  before and after, since the machine is shared.
+
 Usage: python benchmarks/bench_compress.py [--runs 7] [--context-length 32000] [--json]
-       [--skip-synthetic] [--sizes 1000,10000,100000]
+       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6]]
 """
 
 from __future__ import annotations
@@ -32,7 +40,9 @@ import json
 import os
 import random
 import re
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -90,7 +100,7 @@ def corpus_table(context_length: int, runs: int) -> list[dict[str, Any]]:
     for path in sorted(CORPUS.glob("*.json")):
         messages = load_transcript(path).messages
         engine = make_engine(context_length, StubSummarizer())
-        out = engine.compress(messages, force=True)
+        out = engine.compress(messages, force=True).messages
         rows.append({
             "file": path.stem,
             "messages": len(messages),
@@ -146,6 +156,103 @@ def synthetic_table(sizes: list[int], runs: int) -> list[dict[str, Any]]:
         rows.append({"messages": len(messages), "chars": chars, "tokens": estimate_messages_tokens(messages),
                      "engine_ms": seconds * 1000, "us_per_message": seconds * 1e6 / len(messages), "runs": reps})
     return rows
+
+
+# -- side by side with another checkout -------------------------------------------------------
+
+_WORKER = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import bench_compress as b
+sessions = {}
+for line in sys.stdin:
+    n, runs = map(int, line.split())
+    msgs = sessions.get(n) or sessions.setdefault(n, b.synthetic_session(n))
+    wall, cpu = [], []
+    for _ in range(runs):
+        engine = b.make_engine(128_000, b.StubSummarizer())
+        w, c = time.perf_counter(), time.process_time()
+        engine.compress(msgs, force=True)
+        wall.append(time.perf_counter() - w)
+        cpu.append(time.process_time() - c)
+    print(json.dumps([wall, cpu]), flush=True)
+"""
+
+
+def _env_for(checkout: Path | None) -> dict[str, str]:
+    """The environment that imports hermes-core from ``checkout`` (None: this one)."""
+    root = Path(checkout or Path(__file__).resolve().parents[1]).resolve()
+    return {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'plugins'}"}
+
+
+def _medians(samples: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:
+    return {k: {"wall_ms": statistics.median(w for w, _ in v) * 1000,
+                "cpu_ms": statistics.median(c for _, c in v) * 1000, "samples": len(v)} for k, v in samples.items()}
+
+
+def compare_synthetic(other: Path, sizes: list[int], rounds: int) -> list[dict[str, Any]]:
+    """Median engine time per size, this checkout ("new") and ``other`` ("old"), taking turns."""
+    workers = {name: subprocess.Popen([sys.executable, "-c", _WORKER, str(root / "benchmarks")], text=True,
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env_for(root),
+                                      cwd=tempfile.gettempdir())
+               for name, root in (("new", Path(__file__).resolve().parents[1]), ("old", other))}
+    samples: dict[int, dict[str, list[tuple[float, float]]]] = {n: {"old": [], "new": []} for n in sizes}
+    try:
+        for r in range(rounds + 1):
+            for n in sizes:
+                for name in ("old", "new") if r % 2 else ("new", "old"):
+                    proc = workers[name]
+                    proc.stdin.write(f"{n} {1 if n >= 50_000 else 3}\n")  # type: ignore[union-attr]
+                    proc.stdin.flush()  # type: ignore[union-attr]
+                    wall, cpu = json.loads(proc.stdout.readline())  # type: ignore[union-attr]
+                    if r:  # round 0 warms up
+                        samples[n][name] += zip(wall, cpu, strict=True)
+    finally:
+        for proc in workers.values():
+            proc.stdin.close()  # type: ignore[union-attr]
+            proc.wait()
+    return [{"messages": n, **_medians(samples[n])} for n in sizes]
+
+
+def compare_process(other: Path, transcript: Path, runs: int) -> dict[str, dict[str, float]]:
+    """``hermes-core compact FILE`` as a whole process, this checkout and ``other``, taking turns."""
+    home = Path(tempfile.mkdtemp(prefix="bench-compact-home-"))
+    # as installed code runs: with cached bytecode (the warm-up round writes it), else every
+    # run would spend most of its time compiling sources
+    envs = {name: {k: v for k, v in _env_for(root).items() if k != "PYTHONDONTWRITEBYTECODE"}
+            for name, root in (("new", None), ("old", other))}
+    samples: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+    for r in range(runs + 1):
+        for name in ("old", "new") if r % 2 else ("new", "old"):
+            before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            subprocess.run([sys.executable, "-m", "hermes_core", "compact", str(transcript)], check=True,
+                           env={**envs[name], "HERMES_HOME": str(home)}, stdout=subprocess.DEVNULL,
+                           cwd=tempfile.gettempdir())
+            wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+            if r:
+                samples[name].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
+    return _medians(samples)
+
+
+def print_comparison(other: Path, sizes: list[int], rounds: int, process_runs: int) -> None:
+    from hermes_core.cli.output import table
+
+    load = os.getloadavg()
+    synthetic = compare_synthetic(other, sizes, rounds)
+    transcript = sorted(CORPUS.glob("*.json"))[0]
+    process = compare_process(other, transcript, process_runs)
+    after = os.getloadavg()
+    print(f"side by side with {other} (old) — load average {load[0]:.1f} before, {after[0]:.1f} after")
+    table([(r["messages"], f"{r['old']['wall_ms']:.1f}", f"{r['new']['wall_ms']:.1f}",
+            f"{r['old']['wall_ms'] / r['new']['wall_ms']:.2f}x", f"{r['old']['cpu_ms']:.1f}",
+            f"{r['new']['cpu_ms']:.1f}",
+            f"{r['old']['cpu_ms'] / r['new']['cpu_ms']:.2f}x", f"{r['new']['cpu_ms'] * 1000 / r['messages']:.2f}",
+            r["new"]["samples"]) for r in synthetic],
+          ("MESSAGES", "OLD MS", "NEW MS", "WALL", "OLD CPU MS", "NEW CPU MS", "CPU", "NEW CPU US/MSG", "SAMPLES"))
+    o, n = process["old"], process["new"]
+    print(f"\nhermes-core compact {transcript.name}, whole process, median of {n['samples']}: "
+          f"wall {o['wall_ms']:.0f} -> {n['wall_ms']:.0f} ms ({o['wall_ms'] / n['wall_ms']:.2f}x), "
+          f"CPU {o['cpu_ms']:.0f} -> {n['cpu_ms']:.0f} ms ({o['cpu_ms'] / n['cpu_ms']:.2f}x)")
 
 
 # -- summary recall against Claude Code's reference summaries --------------------------------
@@ -222,7 +329,7 @@ def recall_table(context_lengths: tuple[int, ...] = (32_000, 128_000)) -> list[d
                 return ""
 
             engine = make_engine(length, DeterministicSummarizer(), pre_compress=capture)
-            out = engine.compress(transcript.messages, force=True)
+            out = engine.compress(transcript.messages, force=True).messages
             if not captured:
                 continue
             ours = next(m["content"] for m in out if "CONTEXT COMPACTION" in str(m.get("content")))
@@ -271,7 +378,7 @@ def identifier_table(context_lengths: tuple[int, ...] = (32_000, 128_000)) -> li
             captured: list[list[Message]] = []
             engine = make_engine(length, DeterministicSummarizer(),
                                  pre_compress=lambda t, c=captured: c.append(t) or "")
-            out = engine.compress(transcript.messages, force=True)
+            out = engine.compress(transcript.messages, force=True).messages
             ours = next(m["content"] for m in out if "CONTEXT COMPACTION" in str(m.get("content")))
             wanted = issue_identifiers(captured[0])
             rows.append({"file": path.stem, "context_length": length, "identifiers": len(wanted),
@@ -292,10 +399,16 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--compare-with", metavar="DIR", type=Path,
+                        help="another hermes-core checkout: time it and this one side by side, then stop")
+    parser.add_argument("--rounds", type=int, default=6, help="rounds of the side-by-side run (one warm-up more)")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 1
+    if args.compare_with:
+        print_comparison(args.compare_with, [int(s) for s in args.sizes.split(",")], args.rounds, 20)
+        return 0
     corpus = corpus_table(args.context_length, args.runs)
     synthetic = [] if args.skip_synthetic else synthetic_table([int(s) for s in args.sizes.split(",")], args.runs)
     recall = recall_table()

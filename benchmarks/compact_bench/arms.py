@@ -157,7 +157,7 @@ def compressor(summarizer: Any, context_length: int, verify: bool = True) -> tup
     engine.counted = counted
 
     def compact(messages: list[Message], tokens: int) -> list[Message]:
-        return engine.compress(messages, current_tokens=tokens)
+        return engine.compress(messages, current_tokens=tokens).messages
 
     return compact, engine
 

@@ -64,7 +64,8 @@ def survival(engine: Any, context: list[Message], facts: Sequence[Fact],
             current.append({"role": "assistant", "content": "Nothing new."})
         current.append({"role": "user", "content": f"cycle {cycle}: go on."})
         before = estimate_messages_tokens(current)
-        after_list = engine.compress(current, force=True)
+        answer = engine.compress(current, force=True)
+        after_list = getattr(answer, "messages", answer)  # a CompactionResult or a bare list
         after = estimate_messages_tokens(after_list)
         violations += bool(api_problems(after_list))
         freed.append(max(0.0, (before - after) / before))

@@ -48,7 +48,8 @@ def _host(args: argparse.Namespace, home: Path) -> Any:
     if args.context_length:
         overrides["model.context_length"] = int(args.context_length)
     user_config = explicit_config(args) or config_path()
-    return build_host(home=home, config_path=user_config if user_config.is_file() else None, overrides=overrides)
+    return build_host(home=home, config_path=user_config if user_config.is_file() else None, overrides=overrides,
+                      plain_defaults=True)
 
 
 def run(args: argparse.Namespace) -> int:

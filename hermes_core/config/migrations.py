@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config.models import applied_migrations, record_migrations, write_raw_config
 from hermes_core.config.paths import config_path
+from hermes_core.config.state import applied_migrations, record_migrations, write_raw_config
 from hermes_core.config.yaml_edit import add_key
 from hermes_core.records import ConfigMigration
 

@@ -16,17 +16,16 @@ Core code never calls a hook implementation itself: every call goes through ``pm
 
 from __future__ import annotations
 
-import difflib
 import json
 import logging
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from hermes_core.config.migrations import MigrationReport, apply_config_migrations
-from hermes_core.config.models import ConfigError, HermesConfig, validate_section, with_overrides
 from hermes_core.config.paths import hermes_home
-from hermes_core.config.raw import BUILTIN_PROVIDER, env_flag
+from hermes_core.config.plain import apply_overrides, plain_config
+from hermes_core.config.raw import BUILTIN_PROVIDER, ConfigError, env_flag
 from hermes_core.engine.base import ContextEngine
 from hermes_core.engine.runtime import run_compress
 from hermes_core.engine.summarizer import Summarizer
@@ -43,6 +42,9 @@ from hermes_core.plugin.summarizers import SummarizerTable
 from hermes_core.plugin.tracing import enable_tracing
 from hermes_core.records import CompactionResult, PluginInfo, PluginKind, PromptContext, PromptSection
 from hermes_core.text.detectors import HostScanner
+
+if TYPE_CHECKING:  # the models (and pydantic) load only when a config needs validating
+    from hermes_core.config.models import HermesConfig
 
 log = logging.getLogger("hermes_core")
 
@@ -73,7 +75,7 @@ class PluginHost:
         self.save_migrations = save_migrations
         self.migration_report: MigrationReport | None = None
         self.overrides = dict(overrides or {})
-        self.config = with_overrides(config, self.overrides)
+        self.config = apply_overrides(config, self.overrides)
         self.home = home
         self.strict = env_flag("HERMES_STRICT_PLUGINS") if strict is None else strict
         self.disabled = self.config.disabled_plugins()
@@ -168,7 +170,9 @@ class PluginHost:
             config_log.warning("config.yaml has pending migration(s) %s (%s), applied in memory only; "
                                "run `hermes-core config migrate` to save them", ", ".join(report.applied),
                                "; ".join(report.lines()))
-        self.config = with_overrides(validate_section(HermesConfig, raw, source=self.config_source), self.overrides)
+        from hermes_core.config.models import HermesConfig, validate_section
+
+        self.config = apply_overrides(validate_section(HermesConfig, raw, source=self.config_source), self.overrides)
         self.disabled = self.config.disabled_plugins()
         self.bounds = self._bounds()
         self.summarizers = SummarizerTable(self.pm.hook, self.config, self._warn)
@@ -309,6 +313,8 @@ class PluginHost:
         model = getattr(cls, "config_model", None)
         if model is None:
             return raw
+        from hermes_core.config.models import validate_section
+
         return validate_section(model, raw, source=self.config_source, prefix=f"plugins.{name}")
 
     def _unknown_message(self, what: str, name: str, table: dict[str, Any]) -> str:
@@ -317,6 +323,8 @@ class PluginHost:
             dist = entry.where if isinstance(entry, Candidate) else "in-process"
             choices.append(f"{key} ({dist})")
         listing = ", ".join(choices) if choices else "none installed"
+        import difflib  # only for an unknown name: keeps start-up short
+
         close = difflib.get_close_matches(name, list(table), n=1)
         hint = f" Did you mean '{close[0]}'?" if close else ""
         return f"unknown {what} '{name}'.{hint} Available: {listing}"
@@ -507,6 +515,7 @@ def build_host(
     strict: bool | None = None,
     overrides: dict[str, Any] | None = None,
     save_migrations: bool = True,
+    plain_defaults: bool = False,
 ) -> PluginHost:
     """Build a host from ``config``, or from config.yaml (``config_path``, else in ``home``).
 
@@ -514,14 +523,23 @@ def build_host(
     after general plugins load and before the engine and providers are selected.
     ``overrides`` are dotted keys applied on top (``{"context.engine": "lcm"}``), also
     after a migration re-read the file. ``save_migrations=False`` (read-only commands)
-    applies them in memory only and never writes.
+    applies them in memory only and never writes. ``plain_defaults=True`` (short commands)
+    skips pydantic while there is nothing to validate: no config file or an empty one, and
+    only overrides that are valid by construction (:mod:`hermes_core.config.plain`).
     """
-    from hermes_core.config.models import load_config
+    from hermes_core.config.paths import config_path as default_config_path
 
     home = home or hermes_home()
-    raw = None
+    raw: dict[str, Any] | None = None
     source = "config"
+    path = config_path if config_path is not None else default_config_path(home)
+    plain = plain_config(path) if config is None and plain_defaults else None
+    if plain is not None:
+        config, source = cast("HermesConfig", plain), str(path)  # it reads like one (PlainConfig)
+        raw = {} if config_path is None else None
     if config is None:
+        from hermes_core.config.models import load_config
+
         loaded = load_config(config_path, home=home)
         for warning in loaded.warnings:
             log.warning("%s", warning)

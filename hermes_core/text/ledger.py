@@ -52,8 +52,11 @@ ASK_MATCH_CHARS = 80  # a sentence counts as present when its first 80 (normaliz
 _SEP_CHARS = r"\s\"'`()<>\[\]{},;|=*"
 # Whole tokens that hold '.', '/' or ':' (paths, URLs, digests), found at token starts only
 # so each token is read once; bare hashes have their own pattern. Both run in C.
-_TOKEN_RE = re.compile(rf"(?<![^{_SEP_CHARS}])[^{_SEP_CHARS}./:]{{0,400}}[./:][^{_SEP_CHARS}]{{0,400}}")
-_HASH_RE = re.compile(r"(?<![0-9A-Za-z:])[0-9a-f]{7,40}(?![0-9A-Za-z:])")
+# Speed: the regex engine skips ahead fast only to a pattern's first character class, so
+# both start with the character before the token (a separator; not a letter, digit or ':')
+# instead of a look-behind: group 1 is the token, and the text is searched with a space in front.
+_TOKEN_RE = re.compile(rf"[{_SEP_CHARS}]([^{_SEP_CHARS}./:]{{0,400}}[./:][^{_SEP_CHARS}]{{0,400}})")
+_HASH_RE = re.compile(r"[^0-9A-Za-z:]([0-9a-f]{7,40})(?![0-9A-Za-z:])")
 _URL_RE = re.compile(r"https?://[^\s<>\"'`)\]]{3,300}")
 _HEX = frozenset("0123456789abcdef")
 _KNOWN_EXT = frozenset(
@@ -61,7 +64,7 @@ _KNOWN_EXT = frozenset(
     "sh bash zsh sql html css scss vue svelte lock xml csv ipynb proto gradle mk dockerfile env conf log pem".split())
 _BACKTICK_RE = re.compile(r"`([^`\n]{4,80})`")
 _SHA_RE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
-_SENTENCE_RE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]?")  # "config/prod.yaml" does not end one
+_SENTENCE_RE = re.compile(r"(?:[^.!?\n]++|[.!?](?=[^\s.!?]))+[.!?]?")  # "config/prod.yaml" does not end one
 _CONSTRAINT_RE = re.compile(r"\b(?:must|never|always|don't|do not|make sure|only|avoid|without|prefer)\b", re.I)
 # A request inside a user message, and a statement that replaces an earlier value: both
 # are kept as their own sentences, so a long message cannot hide them behind its opening.
@@ -126,11 +129,12 @@ def identifiers(text: str, limit: int = SCAN_CHARS) -> list[str]:
     text = _scanned(text, limit)
     found = [m.group(1).strip() for m in _BACKTICK_RE.finditer(text) if len(m.group(1).strip()) >= 4] \
         if "`" in text else []
-    found += [h for h in _HASH_RE.findall(text) if not h.isdigit() and not h.isalpha()]
+    spaced = " " + text
+    found += [h for h in _HASH_RE.findall(spaced) if not h.isdigit() and not h.isalpha()]
     if "://" in text:
         found += [u.rstrip(".,:;!?") for u in _URL_RE.findall(text)]
-    for m in _TOKEN_RE.finditer(text):
-        token = m.group(0)
+    for m in _TOKEN_RE.finditer(spaced):
+        token = m.group(1)
         if len(token) < 5 or token.startswith(("http://", "https://")):
             continue
         if "." not in token:

@@ -29,20 +29,16 @@ from hermes_compressor.constants import (
     TRIM_MAX_CHARS,
     TRIM_MIN_CHARS,
 )
+from hermes_compressor.measure import measure
 from hermes_compressor.prepare import cap_text, summary_turns
 from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
-from hermes_compressor.summary_message import is_summary, place_summary, split_summary, summary_block, with_system_note
-from hermes_core import ContextEngine, PluginContext
+from hermes_compressor.summary_message import place_summary, split_summary, summary_block, with_system_note
+from hermes_core import CompactionResult, ContextEngine, PluginContext
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
 from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
 from hermes_core.text.redact import redact
-from hermes_core.text.tokens import (
-    CHARS_PER_TOKEN,
-    MESSAGE_OVERHEAD_TOKENS,
-    estimate_message_tokens,
-    estimate_messages_tokens,
-)
+from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
 
 log = logging.getLogger("hermes_compressor")
 
@@ -66,22 +62,6 @@ def _cut_long(msg: Message, limit: int) -> Message:
 
 _DEFAULT_PRE_COMPRESS = getattr(PluginContext, "__dataclass_fields__", {}).get("pre_compress")
 _DEFAULT_PRE_COMPRESS = getattr(_DEFAULT_PRE_COMPRESS, "default", None)
-
-
-def _tokens(msg: Message) -> int:
-    """``estimate_message_tokens`` with a fast path for the common plain-text message."""
-    content = msg.get("content")
-    if type(content) is str and "tool_calls" not in msg:
-        return len(content) // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
-    return estimate_message_tokens(msg)
-
-
-def _carries_summary(msg: Message) -> bool:
-    """``is_summary`` with a fast path for plain-text content."""
-    content = msg.get("content")
-    if type(content) is str:
-        return content.startswith(SUMMARY_PREFIX)
-    return isinstance(content, list) and is_summary(msg)
 
 
 class CompressorEngine(ContextEngine):
@@ -186,8 +166,16 @@ class CompressorEngine(ContextEngine):
         current_tokens: int | None = None,
         focus_topic: str | None = None,
         force: bool = False,
-    ) -> list[Message]:
-        """A compacted copy of ``messages``; the same list object when nothing changes."""
+    ) -> CompactionResult:
+        """The compacted copy of ``messages`` (the same list object when nothing changes),
+        with the summary, where it came from and the compaction note."""
+        out = self._compress_list(messages, current_tokens, focus_topic, force)
+        summarized = out is not messages and self.last_summary_source != "none"
+        return self.result(out, summary=self.last_summary if summarized else "",
+                           summary_source=self.last_summary_source, note=self.last_compaction_note)
+
+    def _compress_list(self, messages: list[Message], current_tokens: int | None, focus_topic: str | None,
+                       force: bool) -> list[Message]:
         try:
             return self._compress(messages, current_tokens, focus_topic, force)
         except Exception as exc:
@@ -202,7 +190,7 @@ class CompressorEngine(ContextEngine):
 
     def _compress(self, messages: list[Message], current_tokens: int | None, focus_topic: str | None,
                   force: bool) -> list[Message]:
-        tokens = [_tokens(m) for m in messages]
+        tokens, carriers = measure(messages)
         total = sum(tokens)
         if not force:
             if (current_tokens if current_tokens is not None else total) < self.threshold_tokens:
@@ -213,13 +201,13 @@ class CompressorEngine(ContextEngine):
                 return messages
         else:
             self._cooldown_until = 0.0  # a manual /compact retries the summarizer now
-        first = self.compression_count == 0 and not any(map(_carries_summary, messages))
+        first = self.compression_count == 0 and not carriers
         split = plan(messages, tokens, self.protect_first_n, first, self.tail_token_budget, force)
-        span = [i for i in range(split.head_end, split.cut) if i != split.pinned]
-        if not span:
+        span = split.cut - split.head_end - (split.pinned is not None)
+        if span <= 0:
             return self._trim(messages, total, force, f"nothing to summarize: all {len(messages)} messages are "
                                                       "in the protected head or tail")
-        previous, turns = self._span_turns(messages, span)
+        previous, turns = self._span_turns(messages, split, carriers)
         span_tokens = total - sum(tokens[: split.head_end]) - sum(tokens[split.cut:]) - (
             tokens[split.pinned] if split.pinned is not None else 0)
         request = self._request(turns, span_tokens, previous, focus_topic)
@@ -245,12 +233,12 @@ class CompressorEngine(ContextEngine):
         self.last_summary = checked.text
         if after >= total:
             return self._trim(messages, total, force,
-                              f"a summary of {len(span)} messages would not be smaller than them")
+                              f"a summary of {span} messages would not be smaller than them")
         self.compression_count += 1
         self.last_summary_source = source  # type: ignore[assignment]
         self._awaiting_verdict = not force
         self.last_prompt_tokens = 0
-        self.last_compaction_note = self._report(len(span), total, after, source, focus_topic, result)
+        self.last_compaction_note = self._report(span, total, after, source, focus_topic, result)
         return result
 
     def _trim(self, messages: list[Message], total: int, force: bool, why: str) -> list[Message]:
@@ -276,21 +264,34 @@ class CompressorEngine(ContextEngine):
             self.last_compaction_note += f", still over the {self.threshold_tokens}-token threshold"
         return trimmed
 
-    def _span_turns(self, messages: list[Message], span: list[int]) -> tuple[str | None, list[Message]]:
-        """The turns to summarize, with earlier summaries taken out as the previous summary."""
+    @staticmethod
+    def _span_turns(messages: list[Message], split: Plan, carriers: list[int]) -> tuple[str | None, list[Message]]:
+        """The turns to summarize (the span without the pinned message), with earlier
+        summaries taken out as the previous summary. Slices, not a walk over the span:
+        only the ``carriers`` (indices of messages carrying a summary) are looked at."""
+        start, end, pinned = split.head_end, split.cut, split.pinned
+
+        def between(a: int, b: int) -> list[Message]:
+            return messages[a:pinned] + messages[pinned + 1: b] if pinned is not None and a <= pinned < b \
+                else messages[a:b]
+
         previous: str | None = None
         turns: list[Message] = []
-        for i in span:
-            msg = messages[i]
-            if _carries_summary(msg):
-                body, remainder = split_summary(msg)
-                if previous is not None:
-                    turns.append({"role": "system", "content": f"[earlier summary]\n{previous}"})
-                previous = body
-                if remainder is not None:
-                    turns.append(remainder)
-            else:
-                turns.append(msg)
+        pos = start
+        for i in carriers:
+            if i < start or i >= end or i == pinned:
+                continue
+            turns += between(pos, i)
+            body, remainder = split_summary(messages[i])
+            if previous is not None:
+                turns.append({"role": "system", "content": f"[earlier summary]\n{previous}"})
+            previous = body
+            if remainder is not None:
+                turns.append(remainder)
+            pos = i + 1
+        if pos == start:
+            return None, between(start, end)
+        turns += between(pos, end)
         return previous, turns
 
     def _pre_compress_hooked(self) -> bool:

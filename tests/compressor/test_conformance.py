@@ -45,7 +45,7 @@ class _Broken(CompressorEngine):
         if self.defect == "mutate":
             messages[-1]["content"] = "changed"
             return messages
-        out = super().compress(messages, current_tokens, focus_topic, force)
+        out = super().compress(messages, current_tokens, focus_topic, force).messages
         if self.defect == "drop-last-user":
             return [m for m in out if m is not messages[-1] and m != messages[-1]] or out[:1]
         if self.defect == "orphan":

@@ -11,6 +11,7 @@ from hermes_compressor.constants import DUPLICATE_TOOL_OUTPUT, PRUNED_TOOL_PREFI
 from hermes_compressor.prune import shrink_json_text
 from hermes_summarizers.deterministic import DeterministicSummarizer
 
+from hermes_core import CompactionResult
 from hermes_core.engine.summarizer import SummaryRequest, SummaryResult
 from hermes_core.text.messages import api_problems
 from hermes_core.text.tokens import estimate_messages_tokens
@@ -39,15 +40,15 @@ def summaries(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_below_threshold_is_identity(make_engine: Engine, convo: Convo) -> None:
     engine = make_engine(context_length=1_000_000)
     messages = convo()
-    assert engine.compress(messages) is messages
-    assert engine.compress(messages, current_tokens=10) is messages
+    assert engine.compress(messages).messages is messages
+    assert engine.compress(messages, current_tokens=10).messages is messages
     assert engine.compression_count == 0
 
 
 def test_compaction_shrinks_and_reports(make_engine: Engine, convo: Convo) -> None:
     engine = make_engine()
     messages = convo()
-    out = engine.compress(messages, current_tokens=estimate_messages_tokens(messages))
+    out = engine.compress(messages, current_tokens=estimate_messages_tokens(messages)).messages
     assert estimate_messages_tokens(out) < engine.threshold_tokens < estimate_messages_tokens(messages)
     assert engine.compression_count == 1 and engine.last_summary_source == "deterministic"
     assert "summarized" in engine.last_compaction_note
@@ -57,12 +58,28 @@ def test_compaction_shrinks_and_reports(make_engine: Engine, convo: Convo) -> No
     assert status["threshold_tokens"] == 8_000 and status["tail_token_budget"] == 1_600
 
 
+def test_compress_returns_the_typed_result(make_engine: Engine, convo: Convo) -> None:
+    engine = make_engine()
+    messages = convo()
+    summarized = engine.compress(messages, force=True)
+    assert isinstance(summarized, CompactionResult) and summarized.messages is not messages
+    assert summarized.summary == engine.last_summary and "## Goal" in summarized.summary
+    assert summarized.summary_source == "deterministic" == engine.last_summary_source
+    assert summarized.note == engine.last_compaction_note and "summarized" in summarized.note
+    kept = make_engine(context_length=1_000_000).compress(messages)
+    assert kept.messages is messages and kept.summary == "" and kept.summary_source == "none"
+    no_summarizer = make_engine()
+    no_summarizer.ctx.summarizer = no_summarizer.ctx.fallback_summarizer = None
+    trimmed = no_summarizer.compress(messages, force=True)
+    assert trimmed.summary == "" and trimmed.summary_source == "none" and "trimmed" in trimmed.note
+
+
 def test_head_protection_only_before_first_compaction(make_engine: Engine, convo: Convo) -> None:
     engine = make_engine()
     messages = convo()
-    first = engine.compress(messages, force=True)
+    first = engine.compress(messages, force=True).messages
     assert first[1] == messages[1]  # protected head on the first compaction
-    second = engine.compress(first + convo(10)[1:], force=True)
+    second = engine.compress(first + convo(10)[1:], force=True).messages
     assert messages[1] not in second  # early turns do not fossilize
     assert second[0]["content"].count(SYSTEM_NOTE) == 1
     assert len(summaries(second)) == 1
@@ -71,7 +88,7 @@ def test_head_protection_only_before_first_compaction(make_engine: Engine, convo
 def test_iterative_update_passes_previous_summary(make_engine: Engine, convo: Convo) -> None:
     spy = Spy()
     engine = make_engine(summarizer=spy)
-    first = engine.compress(convo(), force=True)
+    first = engine.compress(convo(), force=True).messages
     engine.compress(first + convo(10)[1:], force=True)
     assert spy.requests[0].previous_summary is None
     assert spy.requests[1].previous_summary and "## Goal" in spy.requests[1].previous_summary
@@ -88,7 +105,7 @@ def test_single_request_agent_run_pins_the_user_message(make_engine: Engine) -> 
             out = [*out, {"role": "assistant", "content": f"step {i}", "tool_calls": [
                 {"id": cid, "type": "function", "function": {"name": "bash", "arguments": '{"command": "pytest"}'}}]},
                 {"role": "tool", "tool_call_id": cid, "content": f"FAILED test {i}\n" + "x" * 900}]
-        out = engine.compress(out, force=True)
+        out = engine.compress(out, force=True).messages
         assert out[1] == task and api_problems(out) == []
         assert estimate_messages_tokens(out) < engine.threshold_tokens
         assert len(summaries(out)) == 1
@@ -105,7 +122,7 @@ def test_parallel_tool_calls_never_split(make_engine: Engine) -> None:
                      for k, c in enumerate(calls)]
     messages.append({"role": "user", "content": "and now?"})
     for length in (2_000, 4_000, 8_000, 16_000):
-        out = make_engine(context_length=length).compress(messages, force=True)
+        out = make_engine(context_length=length).compress(messages, force=True).messages
         assert api_problems(out) == [], length
         results = {m["tool_call_id"] for m in out if m["role"] == "tool"}
         for msg in out:
@@ -123,8 +140,8 @@ def test_anti_thrash_stops_automatic_compaction(make_engine: Engine, convo: Conv
         engine.update_from_response({"prompt_tokens": over, "completion_tokens": 10})
     assert not engine.should_compress(over)
     assert "paused" in engine.last_compaction_note
-    assert engine.compress(messages, current_tokens=over) is messages
-    assert engine.compress(messages, force=True) is not messages  # manual compaction still works
+    assert engine.compress(messages, current_tokens=over).messages is messages
+    assert engine.compress(messages, force=True).messages is not messages  # manual compaction still works
     engine.update_from_response({"prompt_tokens": 100})
     assert engine.should_compress(over)  # a healthy prompt resets the breaker
 
@@ -144,7 +161,7 @@ def test_oversized_arguments_shrink_to_valid_json(make_engine: Engine, convo: Co
     for msg in messages:
         for call in msg.get("tool_calls") or ():
             call["function"]["arguments"] = big
-    out = make_engine(context_length=32_000).compress(messages, force=True)
+    out = make_engine(context_length=32_000).compress(messages, force=True).messages
     shrunk = [c["function"]["arguments"] for m in out for c in m.get("tool_calls") or ()]
     assert any(len(a) < 1000 for a in shrunk)
     assert all(json.loads(a)["path"] == "a.py" for a in shrunk)
@@ -156,7 +173,7 @@ def test_identical_tool_outputs_kept_once(make_engine: Engine, convo: Convo) -> 
     for msg in messages:
         if msg["role"] == "tool":
             msg["content"] = "same output\n" * 40
-    out = make_engine(context_length=64_000).compress(messages, force=True)
+    out = make_engine(context_length=64_000).compress(messages, force=True).messages
     tools = [m["content"] for m in out if m["role"] == "tool"]
     assert tools.count("same output\n" * 40) == 1
     # a forced compaction of a body this small summarizes all but the last turn: one output is left
@@ -171,7 +188,7 @@ def test_parts_content_and_unknown_keys(make_engine: Engine, convo: Convo) -> No
                               {"type": "image_url", "image_url": {"url": "https://x/y.png"}}]
         msg["x_trace_id"] = "keep-me"
     before = copy.deepcopy(messages)
-    out = make_engine(context_length=32_000).compress(messages, force=True)
+    out = make_engine(context_length=32_000).compress(messages, force=True).messages
     assert messages == before and api_problems(out) == []
     kept = [m for m in out if not str(m.get("content") or "").startswith(SUMMARY_PREFIX) and m["role"] != "system"]
     assert kept and all(m.get("x_trace_id") == "keep-me" for m in kept if "tool_call_id" not in m or m["content"])
@@ -183,14 +200,14 @@ def test_merge_into_list_content_keeps_parts(make_engine: Engine) -> None:
     for i in range(30):
         messages += [{"role": "assistant", "content": "a" * 800},
                      {"role": "user", "content": [{"type": "text", "text": f"u{i} " * 200}]}]
-    out = make_engine().compress(messages, force=True)
+    out = make_engine().compress(messages, force=True).messages
     assert api_problems(out) == [] and out[-1] == messages[-1]
 
 
 def test_secrets_never_reach_the_summary(make_engine: Engine, convo: Convo) -> None:
     messages = convo()
     messages[9]["content"] = "db password: Sup3rS3cret! and key sk-ant-abcdefghijklmnopqrstuvwxyz123"
-    out = make_engine().compress(messages, force=True)
+    out = make_engine().compress(messages, force=True).messages
     text = json.dumps(out)
     assert "Sup3rS3cret" not in text and "sk-ant-abcdefghijklmnopqrstuvwxyz123" not in text
 
@@ -218,7 +235,7 @@ def test_memory_provider_text_and_focus_reach_the_summarizer(make_engine: Engine
         return "remember: user prefers tabs"
 
     engine = make_engine(summarizer=spy, pre_compress=pre_compress)
-    out = engine.compress(convo(), force=True, focus_topic="module_20")
+    out = engine.compress(convo(), force=True, focus_topic="module_20").messages
     assert seen and seen[0] > 10
     request = spy.requests[0]
     assert request.extra_context == "remember: user prefers tabs" and request.focus_topic == "module_20"
@@ -241,7 +258,7 @@ def test_malformed_messages_do_not_escape(make_engine: Engine) -> None:
     ]
     before = copy.deepcopy(messages)
     engine = make_engine()
-    out = engine.compress(messages, force=True)
+    out = engine.compress(messages, force=True).messages
     assert messages == before
     assert isinstance(out, list) and out[-1] == messages[-1]
     assert api_problems(out) == []  # the orphan result dropped, unanswered calls stubbed, odd role summarized
@@ -291,7 +308,7 @@ def test_forced_compaction_trims_when_nothing_can_be_summarized(make_engine: Any
     messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": "explain " * 25},
                 {"role": "assistant", "content": "word " * 1200}]
     engine = make_engine(context_length=2000)
-    out = engine.compress(messages, force=True)
+    out = engine.compress(messages, force=True).messages
     assert out is not messages and out[:2] == messages[:2] and len(out) == 3
     assert estimate_messages_tokens(out) < estimate_messages_tokens(messages)
     assert "chars cut by compaction" in out[2]["content"] and "trimmed long messages" in engine.last_compaction_note

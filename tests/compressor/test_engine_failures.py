@@ -37,7 +37,7 @@ def test_failure_modes(failure: str, make_engine: Engine, convo: Callable[..., A
     before = copy.deepcopy(messages)
     with llm_server(Script(reply)) as url:
         engine = make_engine(base_url=url, timeout=0.3, max_retries=1)
-        out = engine.compress(messages, force=True)
+        out = engine.compress(messages, force=True).messages
     assert messages == before
     assert expected == "fallback"  # every failure falls back: the window must hold
     assert engine.last_summary_source == "fallback"
@@ -56,14 +56,14 @@ def test_not_listening_falls_back_cools_down_and_manual_compact_retries(
         make_engine: Engine, convo: Callable[..., Any]) -> None:
     messages = convo()
     engine = make_engine(base_url=closed_port_url())
-    assert engine.compress(messages, force=True) is not messages
+    assert engine.compress(messages, force=True).messages is not messages
     assert "connection" in engine.last_compaction_note and engine.last_summary_source == "fallback"
     assert engine.should_compress(engine.threshold_tokens + 1)  # automatic compaction is not paused
-    assert engine.compress(messages, current_tokens=engine.threshold_tokens + 1) is not messages
+    assert engine.compress(messages, current_tokens=engine.threshold_tokens + 1).messages is not messages
     assert "not retried" in engine.last_compaction_note  # cooling down: no new call, still a summary
     with llm_server(Script(Reply(200, chat_answer("## Goal\n- recovered")))) as url:
         engine.ctx.config.auxiliary.base_url = url
-        out = engine.compress(messages, force=True)
+        out = engine.compress(messages, force=True).messages
     assert engine.last_summary_source == "llm" and "recovered" in summary_of(out)
 
 
@@ -73,7 +73,7 @@ def test_llm_success_redacts_before_sending(make_engine: Engine, convo: Callable
     script = Script(Reply(200, chat_answer("## Goal\n- fix every module")))
     with llm_server(script) as url:
         engine = make_engine(base_url=url)
-        out = engine.compress(messages, force=True)
+        out = engine.compress(messages, force=True).messages
     sent = script.requests[0]["json"]["messages"][1]["content"]
     assert "sk-live-abcdefghijklmnopqrstuvwxyz0123" not in sent and "pw1234" not in sent
     assert "[REDACTED]" in sent
@@ -90,7 +90,7 @@ def test_summarizer_raising_anything_falls_back(make_engine: Engine, convo: Call
             raise ZeroDivisionError("bug in a plugin")
 
     engine = make_engine(summarizer=Exploding())
-    out = engine.compress(convo(), force=True)
+    out = engine.compress(convo(), force=True).messages
     assert engine.last_summary_source == "fallback"
     assert "ZeroDivisionError" in summary_of(out)
 
@@ -101,7 +101,7 @@ def test_timeout_cooldown_uses_local_summary_without_calling(make_engine: Engine
         engine = make_engine(base_url=url, max_retries=0)
         engine.compress(convo(), force=True)
         calls = len(script.requests)
-        out = engine.compress(convo(), current_tokens=engine.threshold_tokens + 1)
+        out = engine.compress(convo(), current_tokens=engine.threshold_tokens + 1).messages
     assert len(script.requests) == calls  # cooling down: no new request
     assert engine.last_summary_source == "fallback" and api_problems(out) == []
 
@@ -119,7 +119,7 @@ def test_any_summarizers_runaway_answer_is_capped_and_redacted(make_engine: Engi
 
     summarizer = Runaway()
     engine = make_engine(summarizer=summarizer)
-    out = engine.compress(convo(), force=True)
+    out = engine.compress(convo(), force=True).messages
     summary = summary_of(out)
     assert len(summary) < summarizer.budget * 16 + 2_000 + summarizer.budget * 4 * ANCHOR_SHARE  # + anchor index
     assert "hunter2isMyPass" not in summary and "[summary cut: the model wrote" in summary

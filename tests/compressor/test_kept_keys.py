@@ -52,7 +52,7 @@ def test_kept_messages_keep_every_key(seed: int, force: bool, make_engine: Any) 
     msgs = conversation(seed, turns=4 + seed * 3)
     by_id = {m["x_id"]: m for m in msgs}
     engine = make_engine(context_length=[8_000, 16_000, 64_000][seed % 3])
-    out = engine.compress(msgs, current_tokens=10**9, force=force)
+    out = engine.compress(msgs, current_tokens=10**9, force=force).messages
     assert api_problems(out) == []
     for msg in out:
         if _written_by_compaction(msg) and "x_id" not in msg:
@@ -65,7 +65,7 @@ def test_kept_messages_keep_every_key(seed: int, force: bool, make_engine: Any) 
 def test_forced_compaction_of_a_short_conversation_summarizes(make_engine: Any) -> None:
     msgs = conversation(3, turns=6)
     engine = make_engine(context_length=64_000)
-    out = engine.compress(msgs, force=True)
+    out = engine.compress(msgs, force=True).messages
     assert engine.last_summary_source == "deterministic", engine.last_compaction_note
     assert sum(_written_by_compaction(m) for m in out) >= 1
     last_user = max(i for i, m in enumerate(msgs) if m["role"] == "user")

@@ -109,7 +109,7 @@ def conversation(position: str) -> list[dict[str, Any]]:
 def test_compressor_sends_no_planted_secret(position: str, make_engine: Any) -> None:
     recording = Recording()
     engine = make_engine(context_length=200_000, summarizer=recording)
-    out = engine.compress(conversation(position), force=True)
+    out = engine.compress(conversation(position), force=True).messages
     assert recording.prompts and out, engine.last_compaction_note
     sent = "\n".join(recording.prompts)
     assert _leaks(DEV, sent) == [] and _leaks(TEST, sent) == []

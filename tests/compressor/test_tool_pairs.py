@@ -39,7 +39,7 @@ def test_compressor_keeps_reused_id_pairs(make_engine: Any) -> None:
         if m.get("role") in ("user", "assistant", "tool") and isinstance(m.get("content"), str):
             m["content"] += " " + "w " * 300
     engine = make_engine(context_length=8000)
-    out = engine.compress(msgs, force=True)
+    out = engine.compress(msgs, force=True).messages
     assert out is not msgs, engine.last_compaction_note
     problems = [p for p in api_problems(out) if "duplicate tool call id" not in p]
     assert problems == []

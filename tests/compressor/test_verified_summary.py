@@ -83,7 +83,7 @@ class Lossy:
 def test_compressor_verifies_a_lossy_summary(make_engine: Any, convo: Any) -> None:
     messages = convo()
     engine = make_engine(summarizer=Lossy())
-    out = engine.compress(messages, force=True)
+    out = engine.compress(messages, force=True).messages
     summary = next(text_of(m["content"]) for m in out if text_of(m.get("content")).startswith(SUMMARY_PREFIX))
     assert "The user wanted some changes." in summary and ANCHOR_HEADING in summary
     assert "src/module_20.py" in summary and "Task 30: fix the bug in src/module_30.py please." in summary
@@ -120,7 +120,7 @@ def test_offline_summary_keeps_at_least_claude_codes_identifiers(transcripts_dir
         reference = transcript.meta["reference_summary"]["content"]
         captured: list[list[dict[str, Any]]] = []
         engine = make_engine(context_length=context_length, pre_compress=lambda t, c=captured: c.append(t) or "")
-        out = engine.compress(transcript.messages, force=True)
+        out = engine.compress(transcript.messages, force=True).messages
         ours = next(text_of(m["content"]) for m in out if text_of(m.get("content")).startswith(SUMMARY_PREFIX))
         wanted = issue_identifiers(captured[0])
         kept, theirs = sum(i in ours for i in wanted), sum(i in reference for i in wanted)
