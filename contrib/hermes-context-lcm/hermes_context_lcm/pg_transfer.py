@@ -20,19 +20,17 @@ from hermes_context_lcm.pg_store import (
     PgStore,
     add_counts,
     decode_content,
-    encode_content,
     encode_row,
     from_pg,
     index_row,
-    searchable,
+    insert_messages,
+    use_tsvectors,
 )
 from hermes_context_lcm.store import (
     SCHEMA_VERSION,
     SQLiteStore,
-    StoredMessage,
     StoreError,
     _index_row,
-    role_token,
     session_token,
 )
 from hermes_core.storage.migration import MigrationError, MigrationRequest
@@ -176,18 +174,7 @@ def _max_id(conn: sqlite3.Connection, table: str) -> int:
 def _copy_messages(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
     """Rows as the PostgreSQL store writes them (the same encoding and index), and the counts."""
     def work(conn: Any) -> None:
-        ntokens = 0
-        with conn.cursor() as cur, cur.copy(
-            "COPY lcm_messages (namespace, id, session_id, seq, role, content, content_kind, meta, tokens,"
-            " created_at, ident, stoken, rtoken, coarse, parts, body) FROM STDIN"
-        ) as copy:
-            for row in rows:
-                text = searchable(StoredMessage(*row[:8]).text())
-                index = index_row(text)
-                ntokens += index.ntokens
-                copy.write_row((pg.namespace, *row[:4], *encode_content(row[4]), *row[5:9], session_token(row[1]),
-                                role_token(row[3]), index.coarse, index.parts, text))
-        add_counts(conn, pg.namespace, "messages", len(rows), ntokens)
+        insert_messages(conn, pg.namespace, [row[:9] for row in rows])
 
     try:
         pg._run(work)
@@ -202,6 +189,7 @@ def _copy_summaries(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
         return
 
     def work(conn: Any) -> None:
+        use_tsvectors(conn)
         values, ntokens = [], 0
         for r in rows:
             index = index_row(f"{r[3]}\n{r[4]}")
@@ -214,7 +202,7 @@ def _copy_summaries(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
                 "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
                 " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
                 " stoken, coarse, parts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s::tsvector, %s::tsvector)", values)
+                " %b, %b)", values)
         add_counts(conn, pg.namespace, "summaries", len(rows), ntokens)
 
     pg._run(work)
