@@ -307,6 +307,25 @@ def from_pg(value: str | None, escaped: bool) -> str | None:
     return base64.b64decode(value).decode("utf-8", "surrogatepass")
 
 
+#: Marks a key text stored encoded (see :func:`key_to_pg`); a text starting with it is encoded too.
+KEY_ESCAPE = "\x01b64:"
+
+
+def key_to_pg(value: str) -> str:
+    """A ``session_id`` or ``role`` as its ``text`` column holds it: as it is, or - when it holds
+    what a PostgreSQL ``text`` refuses (NUL, a lone surrogate) or starts with ``KEY_ESCAPE`` -
+    ``KEY_ESCAPE`` and base64 of its UTF-8, so every value is stored, found and read back exactly."""
+    if "\x00" in value or value.startswith(KEY_ESCAPE) or not codec.is_utf8(value):
+        return KEY_ESCAPE + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii")
+    return value
+
+
+def key_from_pg(value: str) -> str:
+    if value.startswith(KEY_ESCAPE):
+        return base64.b64decode(value[len(KEY_ESCAPE):]).decode("utf-8", "surrogatepass")
+    return value
+
+
 def searchable(text: str) -> str:
     """What the indexes see: lone surrogates replaced (as SQLite's index sees them), NUL a space
     (FTS5 splits words on it as on a space; a PostgreSQL ``text`` cannot hold it)."""
@@ -338,13 +357,14 @@ def index_row(text: str) -> IndexRow:
 
 def decode_message(row: Sequence[Any]) -> StoredMessage:
     """A row of ``MESSAGE_COLUMNS`` as the :class:`StoredMessage` the SQLite store returns."""
-    return StoredMessage(row[0], row[1], row[2], row[3], decode_content(row[4], row[5]), row[6], row[7], row[8])
+    return StoredMessage(row[0], key_from_pg(row[1]), row[2], key_from_pg(row[3]), decode_content(row[4], row[5]),
+                         row[6], row[7], row[8])
 
 
 def decode_summary(row: Sequence[Any]) -> SummaryRow:
     """A row of ``SUMMARY_COLUMNS`` as the :class:`SummaryRow` that was stored."""
     escaped = row[14]
-    return SummaryRow(row[0], row[1], row[2], from_pg(row[3], bool(escaped & 1)) or "",  # type: ignore[call-arg]
+    return SummaryRow(row[0], key_from_pg(row[1]), row[2], from_pg(row[3], bool(escaped & 1)) or "",  # type: ignore[call-arg]
                       from_pg(row[4], bool(escaped & 2)) or "", row[5], row[6], row[7], tuple(codec.loads(row[8])),
                       *row[9:14])
 
@@ -492,7 +512,8 @@ def insert_messages(conn: psycopg.Connection[Any], namespace: str, rows: Sequenc
         index = index_row(text)
         ntokens += index.ntokens
         data, kind = encode_content(content)
-        for column, value in zip(columns, (mid, session_id, seq, role, data, kind, meta, tokens_, created_at, ident,
+        for column, value in zip(columns, (mid, key_to_pg(session_id), seq, key_to_pg(role), data, kind, meta,
+                                           tokens_, created_at, ident,
                                            session_token(session_id), role_token(role), index.coarse, index.parts,
                                            text), strict=True):
             column.append(value)
@@ -580,7 +601,7 @@ class PgStore:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("lcm", self.namespace, session_id),))
             # Statements of their own, after the lock: their snapshot includes the last append.
             last_cur = conn.execute("SELECT seq, id, ident FROM lcm_messages WHERE namespace = %s AND session_id = %s "
-                                    "ORDER BY seq DESC LIMIT 1", (self.namespace, session_id))
+                                    "ORDER BY seq DESC LIMIT 1", (self.namespace, key_to_pg(session_id)))
             known_cur = conn.execute("SELECT id, ident FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)",
                                      (self.namespace, wanted)) if wanted else None
             # Ids for every message, in order (those of messages already stored are left unused).
@@ -641,7 +662,7 @@ class PgStore:
     def session_messages(self, session_id: str, after_id: int = 0, limit: int = 100) -> list[StoredMessage]:
         rows = self._rows(
             f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND session_id = %s AND id > %s "
-            "ORDER BY seq LIMIT %s", (self.namespace, session_id, after_id, min(limit, 1 << 62)))
+            "ORDER BY seq LIMIT %s", (self.namespace, key_to_pg(session_id), after_id, min(limit, 1 << 62)))
         return [decode_message(r) for r in rows]
 
     def scan_messages(self, session_id: str | None, before_id: int | None, limit: int) -> list[StoredMessage]:
@@ -653,7 +674,7 @@ class PgStore:
         else:
             rows = self._rows(
                 f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND session_id = %s AND id < %s "
-                "ORDER BY seq DESC LIMIT %s", (self.namespace, session_id, before, limit))
+                "ORDER BY seq DESC LIMIT %s", (self.namespace, key_to_pg(session_id), before, limit))
         return [decode_message(r) for r in rows]
 
     def search_messages(self, query: TextQuery, *, session_id: str | None = None, role: str | None = None,
@@ -669,7 +690,7 @@ class PgStore:
         probe = self._rows(
             f"SELECT id, session_id = %s{' AND role = %s' if role else ''} FROM lcm_messages "
             f"WHERE namespace = %s AND {match} ORDER BY id DESC LIMIT {RANK_LIMIT + 1}",
-            (session_id, *((role,) if role else ()), self.namespace, *params))
+            (key_to_pg(session_id), *((key_to_pg(role),) if role else ()), self.namespace, *params))
         if len(probe) <= RANK_LIMIT:
             kept = [int(r[0]) for r in probe if r[1]]
             return self._order("lcm_messages", "messages", kept, phrases)[offset : offset + limit]
@@ -727,7 +748,7 @@ class PgStore:
         """Ids of messages whose searchable text contains ``text`` (any script), newest first (pg_trgm)."""
         text = searchable(text)
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        scope, params = ("", []) if session_id is None else (" AND session_id = %s", [session_id])
+        scope, params = ("", []) if session_id is None else (" AND session_id = %s", [key_to_pg(session_id)])
         rows = self._rows(f"SELECT id FROM lcm_messages WHERE namespace = %s AND body ILIKE %s{scope} "
                           "ORDER BY id DESC LIMIT %s OFFSET %s", (self.namespace, pattern, *params, limit, offset))
         return [int(r[0]) for r in rows]
@@ -751,7 +772,7 @@ class PgStore:
                 " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
                 " stoken, coarse, parts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, %s, %s,"
                 " %s, %b, %b)",
-                (self.namespace, sid, summary.session_id, summary.depth, content, hint,
+                (self.namespace, sid, key_to_pg(summary.session_id), summary.depth, content, hint,
                  summary.tokens, summary.source, summary.covers_kind, codec.dumps(summary.covers),
                  summary.first_message, summary.last_message, summary.message_count, time.time(), escaped,
                  session_token(summary.session_id), index.coarse, index.parts),
@@ -777,12 +798,12 @@ class PgStore:
         return [found[i] for i in wanted if i in found]
 
     def roots(self, session_id: str) -> list[SummaryRow]:
-        return self._summaries("session_id = %s AND parent_id IS NULL ORDER BY id", (session_id,))
+        return self._summaries("session_id = %s AND parent_id IS NULL ORDER BY id", (key_to_pg(session_id),))
 
     def all_summaries(self, session_id: str | None) -> list[SummaryRow]:
         if session_id is None:
             return self._summaries("true ORDER BY id", ())
-        return self._summaries("session_id = %s ORDER BY id", (session_id,))
+        return self._summaries("session_id = %s ORDER BY id", (key_to_pg(session_id),))
 
     # -- layouts, status, the session lock --------------------------------------------------
 
@@ -790,16 +811,16 @@ class PgStore:
         self._write(lambda conn: conn.execute(
             "INSERT INTO lcm_layouts (namespace, session_id, layout, upto) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (namespace, session_id) DO UPDATE SET layout = EXCLUDED.layout, upto = EXCLUDED.upto",
-            (self.namespace, session_id, codec.dumps(layout), upto)))
+            (self.namespace, key_to_pg(session_id), codec.dumps(layout), upto)))
 
     def load_layout(self, session_id: str) -> tuple[Any, int] | None:
         rows = self._rows("SELECT layout, upto FROM lcm_layouts WHERE namespace = %s AND session_id = %s",
-                          (self.namespace, session_id))
+                          (self.namespace, key_to_pg(session_id)))
         return (codec.loads(rows[0][0]), int(rows[0][1])) if rows else None
 
     def session_size(self, session_id: str) -> int:
         row = self._rows("SELECT max(seq) FROM lcm_messages WHERE namespace = %s AND session_id = %s",
-                         (self.namespace, session_id))[0][0]
+                         (self.namespace, key_to_pg(session_id)))[0][0]
         return 0 if row is None else int(row) + 1
 
     def stats(self, session_id: str | None) -> dict[str, Any]:
@@ -813,7 +834,7 @@ class PgStore:
             depths = self._rows(
                 "SELECT depth, count(*), count(*) FILTER (WHERE parent_id IS NULL) FROM lcm_summaries "
                 "WHERE namespace = %s AND session_id = %s GROUP BY depth ORDER BY depth",
-                (self.namespace, session_id))
+                (self.namespace, key_to_pg(session_id)))
             out["summaries_by_depth"] = {f"d{d}": {"count": n, "uncondensed": u} for d, n, u in depths}
         return out
 
