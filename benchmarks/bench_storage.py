@@ -180,7 +180,7 @@ def bench_lcm(total: int, workdir: Path, pg_load: str = "append") -> list[dict[s
         sessions: list[str] = []
         latencies: list[float] = []
         done, k = 0, 0
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         if backend == "postgres" and pg_load == "copy":  # the bulk path of `storage migrate`, from the SQLite file
             from hermes_context_lcm.pg_transfer import to_postgres
 
@@ -203,7 +203,7 @@ def bench_lcm(total: int, workdir: Path, pg_load: str = "append") -> list[dict[s
                 if done >= total:
                     break
         store.flush_index()
-        ingest = time.perf_counter() - start
+        ingest, cpu = time.perf_counter() - start, time.process_time() - cpu
         rng = random.Random(7)
         opens = []
         if backend == "sqlite":
@@ -232,6 +232,8 @@ def bench_lcm(total: int, workdir: Path, pg_load: str = "append") -> list[dict[s
         if backend == "postgres":
             store._run(lambda conn: conn.execute("ANALYZE lcm_messages"))  # as autovacuum would, soon after
         row = {"backend": backend, "messages": done, "ingest_msgs_per_s": round(done / ingest),
+               "ingest_client_cpu_ms_per_msg": round(cpu / done * 1000, 3),
+               "load_average": round(os.getloadavg()[0], 1),
                "ingest": "copy (storage migrate)" if backend == "postgres" and pg_load == "copy" else "append",
                "append_p50_ms": round(pct(latencies, 0.5) * 1000, 2),
                "append_p95_ms": round(pct(latencies, 0.95) * 1000, 2),

@@ -151,6 +151,9 @@ class HooksConfig(_Section):
     ``engine_compress``, ``system_prompt_sections``) or ``default``; PLUGIN_GUIDE.md lists the defaults."""
 
     timeouts: dict[str, PositiveFloat] = Field(default_factory=dict)
+    #: Threads of the process-wide pool that runs every plugin's background queue (one
+    #: gateway, many sessions); ``HERMES_WORKER_POOL_SIZE`` overrides it. Default: min(32, 4 x cores), at least 8.
+    worker_pool_size: int | None = Field(None, ge=1, le=1024)
 
 
 class PluginsConfig(BaseModel):

@@ -11,7 +11,9 @@ A hung call cannot be killed, only outlived: it holds its pool thread until it r
 So no owner (a plugin, by its origin) may hold more than :attr:`WorkerPool.per_owner`
 threads at once; the queues of an owner at its cap wait, everyone else keeps going.
 Daemon threads, not an executor: a plugin stuck in a network call must not keep the
-interpreter from exiting. Size: ``HERMES_WORKER_POOL_SIZE`` or min(32, 4 x cores), at least 8.
+interpreter from exiting. Size: ``HERMES_WORKER_POOL_SIZE``, else ``hooks.worker_pool_size`` in
+config.yaml (applied by :func:`configure_shared_pool` when a host is built), else min(32, 4 x
+cores), at least 8.
 """
 
 from __future__ import annotations
@@ -36,13 +38,17 @@ class Queue(Protocol):
         """Run up to ``limit`` tasks here, in order; reschedule itself if work is left."""
 
 
-def default_size() -> int:
+def default_size(configured: int | None = None) -> int:
+    """The pool size: ``HERMES_WORKER_POOL_SIZE`` (it wins, so one process can be tuned without
+    editing config.yaml), else ``configured``, else min(32, 4 x cores), at least 8."""
     raw = os.environ.get(SIZE_ENV, "").strip()
     if raw:
         try:
             return max(1, int(raw))
         except ValueError:
-            log.warning("%s=%r is not a whole number; using the default pool size", SIZE_ENV, raw)
+            log.warning("%s=%r is not a whole number; ignoring it", SIZE_ENV, raw)
+    if configured is not None:
+        return configured
     return max(8, min(32, 4 * (os.cpu_count() or 1)))
 
 
@@ -51,6 +57,7 @@ class WorkerPool:
 
     def __init__(self, size: int | None = None, per_owner: int | None = None, batch: int = 4) -> None:
         self.size = size if size is not None else default_size()
+        self._own_share = per_owner is None  # the share follows the size when the pool is resized
         #: The most threads one owner's queues may occupy at once (a hung plugin's share).
         self.per_owner = per_owner if per_owner is not None else max(1, self.size // 2)
         self.batch = batch
@@ -71,6 +78,16 @@ class WorkerPool:
                 thread.start()
             self._cond.notify()
 
+    def resize(self, size: int) -> None:
+        """Allow ``size`` threads from now on; threads above it leave as soon as they are idle."""
+        if size < 1:
+            raise ValueError(f"a worker pool needs at least one thread, not {size}")
+        with self._cond:
+            self.size = size
+            if self._own_share:
+                self.per_owner = max(1, size // 2)
+            self._cond.notify_all()
+
     @property
     def threads(self) -> int:
         """Pool threads alive now."""
@@ -87,10 +104,14 @@ class WorkerPool:
     def _loop(self) -> None:
         while True:
             with self._cond:
+                if self._surplus():
+                    return
                 self._idle += 1
                 queue = self._next()
                 while queue is None:
                     self._cond.wait()
+                    if self._surplus(idle=True):
+                        return
                     queue = self._next()
                 self._idle -= 1
                 self._busy[queue.owner] += 1
@@ -104,6 +125,17 @@ class WorkerPool:
                     self._cond.notify_all()  # an owner below its cap again: its waiting queues may run
 
 
+    def _surplus(self, idle: bool = False) -> bool:
+        """Under the lock: whether this thread is one more than the size allows (it then leaves)."""
+        self._threads = [t for t in self._threads if t.is_alive()]
+        if len(self._threads) <= self.size:
+            return False
+        self._threads.remove(threading.current_thread())
+        if idle:
+            self._idle -= 1
+        return True
+
+
 _shared: WorkerPool | None = None
 _shared_lock = threading.Lock()
 
@@ -115,3 +147,13 @@ def shared_pool() -> WorkerPool:
         if _shared is None:
             _shared = WorkerPool()
         return _shared
+
+
+def configure_shared_pool(configured: int | None) -> WorkerPool:
+    """Size the process-wide pool from config.yaml's ``hooks.worker_pool_size`` (``None``: the
+    default); ``HERMES_WORKER_POOL_SIZE`` still wins. The last host built decides."""
+    pool = shared_pool()
+    size = default_size(configured)
+    if size != pool.size:
+        pool.resize(size)
+    return pool

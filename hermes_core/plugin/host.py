@@ -30,6 +30,7 @@ from hermes_core.engine.base import ContextEngine
 from hermes_core.engine.runtime import run_compress
 from hermes_core.engine.summarizer import Summarizer
 from hermes_core.guard import Bounds, Guard
+from hermes_core.guard.pool import configure_shared_pool
 from hermes_core.memory.base import MemoryProvider
 from hermes_core.memory.manager import MemoryManager
 from hermes_core.plugin import selection as policy
@@ -84,6 +85,7 @@ class PluginHost:
         if env_flag("HERMES_TRACE_PLUGINS"):
             enable_tracing(self.pm)
         self.bounds = self._bounds()
+        configure_shared_pool(self.config.hooks.worker_pool_size)
         self._infos: dict[tuple[str, str], PluginInfo] = {}
         self._origin: dict[str, str] = {}  # pluggy plugin name -> "name (distribution version)"
         self._module_origin: dict[str, str] = {}  # a general plugin's module -> its origin
@@ -175,6 +177,7 @@ class PluginHost:
         self.config = apply_overrides(validate_section(HermesConfig, raw, source=self.config_source), self.overrides)
         self.disabled = self.config.disabled_plugins()
         self.bounds = self._bounds()
+        configure_shared_pool(self.config.hooks.worker_pool_size)
         self.summarizers = SummarizerTable(self.pm.hook, self.config, self._warn)
 
     def _collect_inprocess_registrations(self) -> None:

@@ -27,7 +27,7 @@ log = logging.getLogger("hermes_core.storage")
 
 def advisory_key(*parts: str) -> int:
     """A signed 64-bit key for ``parts`` (PostgreSQL's ``bigint`` advisory key space)."""
-    digest = hashlib.blake2b("\0".join(parts).encode("utf-8"), digest_size=8).digest()
+    digest = hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 

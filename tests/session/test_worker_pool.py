@@ -59,18 +59,25 @@ def turn(session: Session, text: str) -> None:
     session.add_response(f"reply to {text}")
 
 
-def open_session(make_host: Any, provider: type, sid: str) -> Session:
-    host = make_host(providers={provider().name: provider}, **{"memory.provider": provider().name})
+def open_session(make_host: Any, provider: type, sid: str, **overrides: Any) -> Session:
+    host = make_host(providers={provider().name: provider}, **{"memory.provider": provider().name, **overrides})
     return Session(host, session_id=sid)
 
 
 def test_a_thousand_sessions_stay_under_a_thread_bound_and_in_order(make_host: Any) -> None:
-    provider = provider_class("tally")
+    gate = threading.Event()  # the provider is held until every session has queued a turn:
+    provider = provider_class("tally", hang=gate)  # an unbounded pool would start a thread per queue
     sessions = [open_session(make_host, provider, f"s{i}") for i in range(1000)]
     peak = threading.active_count()
-    for turn_no in range(2):
+    try:
         for i, session in enumerate(sessions):
-            turn(session, f"s{i} turn {turn_no}")
+            turn(session, f"s{i} turn 0")
+            peak = max(peak, threading.active_count())
+        assert peak < THREAD_BOUND, f"{peak} threads for 1,000 sessions with turns queued"
+    finally:
+        gate.set()
+    for i, session in enumerate(sessions):
+        turn(session, f"s{i} turn 1")
         peak = max(peak, threading.active_count())
     assert all(s.host.memory.flush_pending(10.0) for s in sessions)
     peak = max(peak, threading.active_count())
@@ -139,3 +146,74 @@ def test_the_pool_never_grows_past_its_size(size: int) -> None:
         worker.submit(lambda i=i: (time.sleep(0.001), ran.append(i)), "sync_turn")
     assert all(w.wait(lambda kinds: not kinds, 10.0) for w in workers)
     assert sorted(ran) == list(range(50)) and pool.threads <= size
+
+
+@pytest.fixture
+def default_pool(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The shared pool put back to its default size after the test."""
+    from hermes_core.guard.pool import SIZE_ENV, configure_shared_pool
+
+    monkeypatch.delenv(SIZE_ENV, raising=False)
+    yield configure_shared_pool
+    monkeypatch.delenv(SIZE_ENV, raising=False)
+    configure_shared_pool(None)
+
+
+def test_the_pool_size_comes_from_config_and_the_environment_overrides_it(
+        make_host: Any, default_pool: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_core.guard.pool import SIZE_ENV, default_size
+
+    make_host(**{"hooks.worker_pool_size": 3})
+    assert shared_pool().size == 3 and shared_pool().per_owner == 1
+    provider = provider_class("small-pool", sync_delay=0.001)
+    sessions = [open_session(make_host, provider, f"p{i}", **{"hooks.worker_pool_size": 3}) for i in range(40)]
+    assert shared_pool().size == 3  # every host of that config keeps it (the last host built decides)
+    for i, session in enumerate(sessions):
+        turn(session, f"p{i} turn 0")
+    assert all(s.host.memory.flush_pending(10.0) for s in sessions)
+    assert shared_pool().threads <= 3
+    assert all(provider.log[f"p{i}"][-1] == ("sync_turn", f"p{i} turn 0") for i in range(40))
+    monkeypatch.setenv(SIZE_ENV, "5")
+    make_host(**{"hooks.worker_pool_size": 3})
+    assert shared_pool().size == 5
+    monkeypatch.delenv(SIZE_ENV)
+    make_host()
+    assert shared_pool().size == default_size(None) >= 8
+    for session in sessions:
+        session.close()
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1025, "many", 2.5])
+def test_an_unusable_pool_size_is_a_config_error_naming_the_key(bad: Any) -> None:
+    from hermes_core.config.models import ConfigError, HermesConfig, validate_section
+
+    with pytest.raises(ConfigError) as caught:
+        validate_section(HermesConfig, {"hooks": {"worker_pool_size": bad}}, source="config.yaml")
+    assert "hooks.worker_pool_size" in str(caught.value)
+
+
+def test_a_shrunk_pool_lets_its_surplus_threads_go() -> None:
+    from hermes_core.guard import OrderedWorker, WorkerPool
+
+    pool = WorkerPool(size=6)
+    gate = threading.Event()
+    workers = [OrderedWorker(f"g{i}", pool=pool, owner=f"o{i}") for i in range(6)]
+    for worker in workers:
+        worker.submit(lambda: gate.wait(10), "sync_turn")
+    deadline = time.monotonic() + 5
+    while pool.threads < 6 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.threads == 6
+    pool.resize(2)
+    gate.set()
+    assert all(w.wait(lambda kinds: not kinds, 10.0) for w in workers)
+    deadline = time.monotonic() + 5
+    while pool.threads > 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.threads == 2 and pool.per_owner == 1
+    ran: list[int] = []
+    for i, worker in enumerate(workers):  # the two left still run everything
+        worker.submit(lambda i=i: ran.append(i), "sync_turn")
+    assert all(w.wait(lambda kinds: not kinds, 10.0) for w in workers) and sorted(ran) == list(range(6))
+    with pytest.raises(ValueError, match="at least one thread"):
+        pool.resize(0)

@@ -252,3 +252,45 @@ def test_content_identity_is_the_sqlite_stores(storage: StorageConfig, tmp_path:
     assert pg.session_size(name) == sqlite.session_size(name) == len(messages)
     assert pg.stats(None)["messages_total"] == sqlite.stats(None)["messages_total"]
     sqlite.close()
+
+
+def test_session_ids_and_roles_postgresql_text_refuses_round_trip(storage: StorageConfig, tmp_path: Path) -> None:
+    """NUL, a lone surrogate, and a value that looks like the store's own encoding of one: each
+    is stored, found by session and role, and read back exactly; none is taken for another."""
+    from hermes_context_lcm.dag import NewSummary
+    from hermes_context_lcm.pg_store import KEY_ESCAPE, key_to_pg
+    from hermes_context_lcm.pg_transfer import to_postgres, to_sqlite
+
+    pg = PgStore(storage)
+    odd = ["nul\x00id", "lone \ud800 id", key_to_pg("nul\x00id"), KEY_ESCAPE, "plain"]
+    ids: dict[str, list[int]] = {}
+    for n, sid in enumerate(odd):
+        batch = [{"role": "to\x00ol", "content": f"needle{n} here"}, {"role": "user", "content": "hi"}]
+        ids[sid] = pg.append(sid, batch)
+        assert pg.append(sid, batch, [0, None]) == ids[sid]  # its identity is found again
+        stored = pg.session_messages(sid, limit=10)
+        assert [m.message() for m in stored] == batch
+        assert [(m.session_id, m.role) for m in stored] == [(sid, "to\x00ol"), (sid, "user")]
+        assert pg.session_size(sid) == 2 and pg.stats(sid)["messages_session"] == 2
+        assert pg.search_messages(parse_query(f"needle{n}"), session_id=sid, role="to\x00ol", limit=5) == [ids[sid][0]]
+        assert pg.search_substring(f"needle{n}", sid, 5) == [ids[sid][0]]
+        pg.save_layout(sid, {"n": n}, ids[sid][-1])
+        assert pg.load_layout(sid) == ({"n": n}, ids[sid][-1])
+        pg.add_summary(NewSummary(session_id=sid, depth=0, content=f"sum {n}", hint="", tokens=1, source="t",
+                                  covers_kind="messages", covers=ids[sid], first_message=ids[sid][0],
+                                  last_message=ids[sid][-1], message_count=2))
+        assert [s.session_id for s in pg.roots(sid)] == [sid]
+    assert len({m for sid in odd for m in ids[sid]}) == 2 * len(odd)
+    # files -> postgres -> files keeps them (SQLite itself cannot bind a lone surrogate)
+    keep = [sid for sid in odd if "\ud800" not in sid]
+    sqlite = SQLiteStore(tmp_path / "src.db")
+    for sid in keep:
+        sqlite.append(sid, [{"role": "to\x00ol", "content": "x"}])
+    sqlite.close()
+    back = PgStore(storage.model_copy(update={"namespace": storage.namespace + "-copy"}))
+    assert to_postgres(tmp_path / "src.db", back).verified
+    assert to_sqlite(back, tmp_path / "back.db").verified
+    again = SQLiteStore(tmp_path / "back.db")
+    assert [(m.session_id, m.role) for sid in keep for m in again.session_messages(sid)] == [
+        (sid, "to\x00ol") for sid in keep]
+    again.close()

@@ -28,8 +28,11 @@ session-level advisory lock (released when the host's connection dies).
 from __future__ import annotations
 
 import base64
+import functools
+import itertools
 import math
 import re
+import struct
 import time
 import unicodedata
 from collections.abc import Sequence
@@ -159,38 +162,114 @@ def _fold(ch: str) -> str:
     return low
 
 
+class _FoldTable(dict):  # type: ignore[type-arg]
+    """``str.translate`` table of :func:`_fold`, filled as characters are met (bounded).
+
+    Folding maps a letter to a letter and anything else to itself, so folding a whole text
+    and then splitting it into words gives the words folded one character at a time."""
+
+    def __missing__(self, code: int) -> str:
+        folded = _fold(chr(code))
+        if len(self) < 65536:
+            self[code] = folded
+        return folded
+
+
+_FOLD = _FoldTable()
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
 def tokens(text: str) -> list[str]:
     """The words of ``text`` as SQLite's ``unicode61`` tokenizer (remove_diacritics=1) sees them."""
     if text.isascii():
-        return _WORD.findall(text.lower())
-    found = (_WORD_OR_PRIVATE if _PRIVATE.search(text) else _WORD).findall(text)
-    return [w.lower() if w.isascii() else "".join(map(_fold, w)) for w in found]
+        return _ASCII_WORD.findall(text.lower())
+    return (_WORD_OR_PRIVATE if _PRIVATE.search(text) else _WORD).findall(text.translate(_FOLD))
 
 
-def tsvector_literal(text: str) -> str:
-    """A ``tsvector`` of ``text``'s tokens with their positions (built here, not by a PG parser)."""
-    return vector_literal(tokens(text))
+def word_positions(words: Sequence[str]) -> dict[str, int | list[int]]:
+    """Each word of ``words`` with its positions 1, 2, ... (an int when it occurs once), capped as
+    PostgreSQL caps a ``tsvector``: positions at 16383, 256 per word (kept by :func:`vector_bytes`),
+    no word over 2046 bytes, at most ~1 MB in all.
 
-
-def vector_literal(words: Sequence[str]) -> str:
-    """A ``tsvector`` of ``words`` at positions 1, 2, ... (capped as PostgreSQL caps them).
-
-    Tokens are letters and digits only, so they never need escaping inside the quotes.
-    """
-    positions: dict[str, list[int]] = {}
+    Texts far from the caps (nearly all) take the first loop; the second applies them."""
+    if len(words) <= MAX_POSITION and (not words or max(map(len, words)) * 4 <= MAX_LEXEME_BYTES):
+        found: dict[str, int | list[int]] = {}
+        for n, word in enumerate(words, 1):
+            at = found.get(word)
+            if at is None:
+                found[word] = n
+            elif type(at) is int:
+                found[word] = [at, n]
+            else:
+                at.append(n)  # type: ignore[union-attr]
+        if sum(map(len, found)) * 4 + 16 * len(found) <= MAX_VECTOR_BYTES:
+            return found
+    capped: dict[str, int | list[int]] = {}
     size = 0
     for n, token in enumerate(words, 1):
-        at = positions.get(token)
+        at = capped.get(token)
         if at is None:
             if len(token) * 4 > MAX_LEXEME_BYTES and len(token.encode("utf-8")) > MAX_LEXEME_BYTES:
                 continue  # PostgreSQL refuses longer words: not searchable by word (lcm_grep regex finds it)
             size += len(token) * 4 + 16
             if size > MAX_VECTOR_BYTES:
                 break  # a tsvector holds at most 1 MB: the rest of a huge text is not indexed by word
-            positions[token] = [min(n, MAX_POSITION)]
-        elif len(at) < MAX_POSITIONS and at[-1] < MAX_POSITION:
-            at.append(min(n, MAX_POSITION))
-    return " ".join(f"'{t}':{','.join(map(str, p))}" for t, p in positions.items())
+            capped[token] = [min(n, MAX_POSITION)]
+        elif len(at) < MAX_POSITIONS and at[-1] < MAX_POSITION:  # type: ignore[index, operator]
+            at.append(min(n, MAX_POSITION))  # type: ignore[union-attr]
+    return capped
+
+
+class TsVector(bytes):
+    """A ``tsvector`` in PostgreSQL's binary form, sent as it is (see :func:`tsvector_dumper`)."""
+
+
+@functools.cache
+def _one_position(n: int) -> bytes:
+    return b"\x00\x00\x01" + n.to_bytes(2, "big")  # the lexeme's NUL terminator, 1 position, the position
+
+
+def vector_bytes(words: Sequence[str]) -> TsVector:
+    """The ``tsvector`` of ``words`` in the binary form ``tsvectorrecv`` reads: the number of
+    lexemes; then each lexeme NUL-terminated, its number of positions and the positions.
+
+    Built here at about the cost of a text literal, because parsing a literal was the
+    server's largest cost per message (~10x that of reading the binary form); the server
+    sorts the lexemes. Tokens are letters and digits, so none holds a NUL."""
+    found = word_positions(words)
+    lexemes = "\0".join(found).encode("utf-8").split(b"\0") if found else []
+    tails = [_one_position(at) if type(at) is int else _positions(at) for at in found.values()]  # type: ignore[arg-type]
+    body = b"".join(itertools.chain.from_iterable(zip(lexemes, tails, strict=True)))
+    return TsVector(len(found).to_bytes(4, "big") + body)
+
+
+def _positions(at: list[int]) -> bytes:
+    kept = at[:MAX_POSITIONS]
+    return struct.pack(f">xH{len(kept)}H", len(kept), *kept)
+
+
+TSVECTOR_OID = 3614  # pg_type.oid of tsvector, the same in every PostgreSQL
+
+
+@functools.cache
+def tsvector_dumper() -> type:
+    """The psycopg dumper sending a :class:`TsVector` as a binary ``tsvector`` parameter."""
+    from psycopg.adapt import Dumper
+    from psycopg.pq import Format
+
+    class TsVectorDumper(Dumper):
+        format = Format.BINARY
+        oid = TSVECTOR_OID
+
+        def dump(self, obj: Any) -> bytes:
+            return obj  # type: ignore[no-any-return]
+
+    return TsVectorDumper
+
+
+def use_tsvectors(conn: psycopg.Connection[Any]) -> None:
+    """Let ``conn`` send :class:`TsVector` parameters (a dict entry per connection)."""
+    conn.adapters.register_dumper(TsVector, tsvector_dumper())
 
 
 # -- what is stored ------------------------------------------------------------------------------
@@ -228,6 +307,25 @@ def from_pg(value: str | None, escaped: bool) -> str | None:
     return base64.b64decode(value).decode("utf-8", "surrogatepass")
 
 
+#: Marks a key text stored encoded (see :func:`key_to_pg`); a text starting with it is encoded too.
+KEY_ESCAPE = "\x01b64:"
+
+
+def key_to_pg(value: str) -> str:
+    """A ``session_id`` or ``role`` as its ``text`` column holds it: as it is, or - when it holds
+    what a PostgreSQL ``text`` refuses (NUL, a lone surrogate) or starts with ``KEY_ESCAPE`` -
+    ``KEY_ESCAPE`` and base64 of its UTF-8, so every value is stored, found and read back exactly."""
+    if "\x00" in value or value.startswith(KEY_ESCAPE) or not codec.is_utf8(value):
+        return KEY_ESCAPE + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii")
+    return value
+
+
+def key_from_pg(value: str) -> str:
+    if value.startswith(KEY_ESCAPE):
+        return base64.b64decode(value[len(KEY_ESCAPE):]).decode("utf-8", "surrogatepass")
+    return value
+
+
 def searchable(text: str) -> str:
     """What the indexes see: lone surrogates replaced (as SQLite's index sees them), NUL a space
     (FTS5 splits words on it as on a space; a PostgreSQL ``text`` cannot hold it)."""
@@ -245,8 +343,8 @@ def encode_row(first: str | None, second: str | None) -> tuple[str | None, str |
 class IndexRow:
     """What the word indexes hold of one text, and its size as FTS5 counts it (for BM25)."""
 
-    coarse: str
-    parts: str
+    coarse: TsVector
+    parts: TsVector
     ntokens: int
 
 
@@ -254,18 +352,19 @@ def index_row(text: str) -> IndexRow:
     """The SQLite store's index columns for ``text`` (``body`` = coarse, ``parts``) as tsvectors."""
     clean = searchable(text)
     coarse, parts = tokens(coarse_text(clean)), tokens(parts_text(clean))
-    return IndexRow(vector_literal(coarse), vector_literal(parts), 2 + len(coarse) + len(parts))  # 2: meta
+    return IndexRow(vector_bytes(coarse), vector_bytes(parts), 2 + len(coarse) + len(parts))  # 2: meta
 
 
 def decode_message(row: Sequence[Any]) -> StoredMessage:
     """A row of ``MESSAGE_COLUMNS`` as the :class:`StoredMessage` the SQLite store returns."""
-    return StoredMessage(row[0], row[1], row[2], row[3], decode_content(row[4], row[5]), row[6], row[7], row[8])
+    return StoredMessage(row[0], key_from_pg(row[1]), row[2], key_from_pg(row[3]), decode_content(row[4], row[5]),
+                         row[6], row[7], row[8])
 
 
 def decode_summary(row: Sequence[Any]) -> SummaryRow:
     """A row of ``SUMMARY_COLUMNS`` as the :class:`SummaryRow` that was stored."""
     escaped = row[14]
-    return SummaryRow(row[0], row[1], row[2], from_pg(row[3], bool(escaped & 1)) or "",  # type: ignore[call-arg]
+    return SummaryRow(row[0], key_from_pg(row[1]), row[2], from_pg(row[3], bool(escaped & 1)) or "",  # type: ignore[call-arg]
                       from_pg(row[4], bool(escaped & 2)) or "", row[5], row[6], row[7], tuple(codec.loads(row[8])),
                       *row[9:14])
 
@@ -397,6 +496,35 @@ def bm25(texts: dict[int, str], phrases: Sequence[Phrase], hits: Sequence[int], 
     return out
 
 
+def insert_messages(conn: psycopg.Connection[Any], namespace: str, rows: Sequence[Sequence[Any]]) -> None:
+    """Insert message rows ``(id, session_id, seq, role, content, meta, tokens, created_at, ident)``
+    (the codec's ``content``) with their index columns, in one statement, and count them.
+
+    The columns travel as binary arrays (text arrays are not escaped, ``tsvector`` as
+    :func:`vector_bytes` built them) into one ``INSERT ... SELECT FROM unnest(...)``."""
+    if not rows:
+        return
+    use_tsvectors(conn)
+    columns: list[list[Any]] = [[] for _ in range(15)]
+    ntokens = 0
+    for mid, session_id, seq, role, content, meta, tokens_, created_at, ident in rows:
+        text = searchable(StoredMessage(mid, session_id, seq, role, content, meta, tokens_, created_at).text())
+        index = index_row(text)
+        ntokens += index.ntokens
+        data, kind = encode_content(content)
+        for column, value in zip(columns, (mid, key_to_pg(session_id), seq, key_to_pg(role), data, kind, meta,
+                                           tokens_, created_at, ident,
+                                           session_token(session_id), role_token(role), index.coarse, index.parts,
+                                           text), strict=True):
+            column.append(value)
+    conn.execute(
+        "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, content_kind, meta, tokens,"
+        " created_at, ident, stoken, rtoken, coarse, parts, body) SELECT %s, * FROM unnest(%b::int8[], %b::text[],"
+        " %b::int8[], %b::text[], %b::bytea[], %b::int2[], %b::text[], %b::int4[], %b::float8[], %b::bytea[],"
+        " %b::text[], %b::text[], %b::tsvector[], %b::tsvector[], %b::text[])", (namespace, *columns))
+    add_counts(conn, namespace, "messages", len(rows), ntokens)
+
+
 class PgStore:
     """The LCM store in one PostgreSQL namespace. Thread-safe (pooled connections)."""
 
@@ -427,9 +555,11 @@ class PgStore:
 
     def _write(self, work: Any, **kw: Any) -> Any:
         def with_commit_mode(conn: psycopg.Connection[Any]) -> Any:
-            if self._commit_mode != "on":
-                conn.execute(b"SET LOCAL synchronous_commit TO off")
-            return work(conn)
+            # Pipelined: statements travel together until a result is read (one round trip each).
+            with conn.pipeline():
+                if self._commit_mode != "on":
+                    conn.execute(b"SET LOCAL synchronous_commit TO off")
+                return work(conn)
 
         return self._run(with_commit_mode, **kw)
 
@@ -449,30 +579,37 @@ class PgStore:
                parents: Sequence[int | None] | None = None) -> list[int]:
         """Store ``messages`` in one transaction; one id per message (the existing one when the
         message's identity is stored already). ``parents`` as in the SQLite store: the stored id
-        before each message, ``0`` for none, ``None`` for the previous element."""
+        before each message, ``0`` for none, ``None`` for the previous element.
+
+        Three round trips, pipelined: the session lock with the session's last row, the named
+        parents and fresh ids; the identities already stored (skipped when the batch continues
+        the session's last row: no stored row is chained on the newest one); the new rows
+        (:func:`insert_messages`); then COMMIT."""
         if not messages:
             return []
         if parents is not None and len(parents) != len(messages):
             raise ValueError("parents must have one entry per message")
         now = time.time()
-        stoken = session_token(session_id)
         rows = []
         for msg in messages:
             content, meta = codec.encode_message(msg)
             role = codec.storable_text(str(msg.get("role") or ""))
             rows.append((role, content, meta, message_tokens(msg)))
+        wanted = list(dict.fromkeys(p for p in parents or () if p))
 
         def work(conn: psycopg.Connection[Any]) -> list[int]:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("lcm", self.namespace, session_id),))
             # Statements of their own, after the lock: their snapshot includes the last append.
-            last = conn.execute("SELECT seq, id, ident FROM lcm_messages WHERE namespace = %s AND session_id = %s "
-                                "ORDER BY seq DESC LIMIT 1", (self.namespace, session_id)).fetchone()
+            last_cur = conn.execute("SELECT seq, id, ident FROM lcm_messages WHERE namespace = %s AND session_id = %s "
+                                    "ORDER BY seq DESC LIMIT 1", (self.namespace, key_to_pg(session_id)))
+            known_cur = conn.execute("SELECT id, ident FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)",
+                                     (self.namespace, wanted)) if wanted else None
+            # Ids for every message, in order (those of messages already stored are left unused).
+            ids_cur = conn.execute("SELECT nextval('lcm_ids') FROM generate_series(1, %s)", (len(rows),))
+            last = last_cur.fetchone()
+            known = {int(i): _ident_of(i, ident) for i, ident in known_cur} if known_cur else {}
             seq = 0 if last is None else int(last[0]) + 1
             session_last = b"" if last is None else _ident_of(last[1], last[2])
-            wanted = list(dict.fromkeys(p for p in parents or () if p))
-            known = {int(i): _ident_of(i, ident) for i, ident in conn.execute(
-                "SELECT id, ident FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)",
-                (self.namespace, wanted))} if wanted else {}
             idents: list[bytes] = []
             for i, (_role, content, meta, _tokens) in enumerate(rows):
                 parent = parents[i] if parents is not None else None
@@ -483,7 +620,9 @@ class PgStore:
                 else:
                     before = known.get(parent, b"id:%d" % parent)
                 idents.append(_identity(session_id, before, content, meta))
-            existing = {bytes(ident): int(mid) for ident, mid in conn.execute(
+            continues_last = last is not None and (parents is None or (
+                parents[0] in (None, last[1]) and all(p is None for p in parents[1:])))
+            existing = {} if continues_last else {bytes(ident): int(mid) for ident, mid in conn.execute(
                 "SELECT ident, id FROM lcm_messages WHERE namespace = %s AND ident = ANY(%s)",
                 (self.namespace, list(dict.fromkeys(idents))))}
             fresh, seen = [], set(existing)
@@ -491,28 +630,13 @@ class PgStore:
                 if ident not in seen:
                     seen.add(ident)
                     fresh.append(n)
-            new_ids = [int(r[0]) for r in conn.execute(
-                "SELECT nextval('lcm_ids') FROM generate_series(1, %s)", (len(fresh),))] if fresh else []
-            values: list[Any] = []
-            ntokens = 0
-            for n, mid in zip(fresh, new_ids, strict=True):
+            new_ids = [int(r[0]) for r in ids_cur]
+            stored = []
+            for k, n in enumerate(fresh):
                 role, content, meta, tokens_ = rows[n]
-                existing[idents[n]] = mid
-                text = searchable(StoredMessage(mid, session_id, seq, role, content, meta, tokens_, now).text())
-                index = index_row(text)
-                ntokens += index.ntokens
-                data, kind = encode_content(content)
-                values.append((self.namespace, mid, session_id, seq, role, data, kind, meta, tokens_, now,
-                               idents[n], stoken, role_token(role), index.coarse, index.parts, text))
-                seq += 1
-            if values:
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, content_kind, meta,"
-                        " tokens, created_at, ident, stoken, rtoken, coarse, parts, body) VALUES"
-                        " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, %s::tsvector, %s)",
-                        values)
-                add_counts(conn, self.namespace, "messages", len(values), ntokens)
+                existing[idents[n]] = new_ids[k]
+                stored.append((new_ids[k], session_id, seq + k, role, content, meta, tokens_, now, idents[n]))
+            insert_messages(conn, self.namespace, stored)
             return [existing[ident] for ident in idents]
 
         # A commit cut off is resolved by running again: an append of stored messages stores nothing.
@@ -538,7 +662,7 @@ class PgStore:
     def session_messages(self, session_id: str, after_id: int = 0, limit: int = 100) -> list[StoredMessage]:
         rows = self._rows(
             f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND session_id = %s AND id > %s "
-            "ORDER BY seq LIMIT %s", (self.namespace, session_id, after_id, min(limit, 1 << 62)))
+            "ORDER BY seq LIMIT %s", (self.namespace, key_to_pg(session_id), after_id, min(limit, 1 << 62)))
         return [decode_message(r) for r in rows]
 
     def scan_messages(self, session_id: str | None, before_id: int | None, limit: int) -> list[StoredMessage]:
@@ -550,7 +674,7 @@ class PgStore:
         else:
             rows = self._rows(
                 f"SELECT {self._COLUMNS} FROM lcm_messages WHERE namespace = %s AND session_id = %s AND id < %s "
-                "ORDER BY seq DESC LIMIT %s", (self.namespace, session_id, before, limit))
+                "ORDER BY seq DESC LIMIT %s", (self.namespace, key_to_pg(session_id), before, limit))
         return [decode_message(r) for r in rows]
 
     def search_messages(self, query: TextQuery, *, session_id: str | None = None, role: str | None = None,
@@ -566,7 +690,7 @@ class PgStore:
         probe = self._rows(
             f"SELECT id, session_id = %s{' AND role = %s' if role else ''} FROM lcm_messages "
             f"WHERE namespace = %s AND {match} ORDER BY id DESC LIMIT {RANK_LIMIT + 1}",
-            (session_id, *((role,) if role else ()), self.namespace, *params))
+            (key_to_pg(session_id), *((key_to_pg(role),) if role else ()), self.namespace, *params))
         if len(probe) <= RANK_LIMIT:
             kept = [int(r[0]) for r in probe if r[1]]
             return self._order("lcm_messages", "messages", kept, phrases)[offset : offset + limit]
@@ -624,7 +748,7 @@ class PgStore:
         """Ids of messages whose searchable text contains ``text`` (any script), newest first (pg_trgm)."""
         text = searchable(text)
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        scope, params = ("", []) if session_id is None else (" AND session_id = %s", [session_id])
+        scope, params = ("", []) if session_id is None else (" AND session_id = %s", [key_to_pg(session_id)])
         rows = self._rows(f"SELECT id FROM lcm_messages WHERE namespace = %s AND body ILIKE %s{scope} "
                           "ORDER BY id DESC LIMIT %s OFFSET %s", (self.namespace, pattern, *params, limit, offset))
         return [int(r[0]) for r in rows]
@@ -641,13 +765,14 @@ class PgStore:
         index = index_row(f"{text}\n{hint_text}")
 
         def work(conn: psycopg.Connection[Any]) -> int:
+            use_tsvectors(conn)
             sid = int(conn.execute("SELECT nextval('lcm_ids')").fetchone()[0])  # type: ignore[index]
             conn.execute(
                 "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
                 " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
                 " stoken, coarse, parts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, %s, %s,"
-                " %s, %s::tsvector, %s::tsvector)",
-                (self.namespace, sid, summary.session_id, summary.depth, content, hint,
+                " %s, %b, %b)",
+                (self.namespace, sid, key_to_pg(summary.session_id), summary.depth, content, hint,
                  summary.tokens, summary.source, summary.covers_kind, codec.dumps(summary.covers),
                  summary.first_message, summary.last_message, summary.message_count, time.time(), escaped,
                  session_token(summary.session_id), index.coarse, index.parts),
@@ -673,12 +798,12 @@ class PgStore:
         return [found[i] for i in wanted if i in found]
 
     def roots(self, session_id: str) -> list[SummaryRow]:
-        return self._summaries("session_id = %s AND parent_id IS NULL ORDER BY id", (session_id,))
+        return self._summaries("session_id = %s AND parent_id IS NULL ORDER BY id", (key_to_pg(session_id),))
 
     def all_summaries(self, session_id: str | None) -> list[SummaryRow]:
         if session_id is None:
             return self._summaries("true ORDER BY id", ())
-        return self._summaries("session_id = %s ORDER BY id", (session_id,))
+        return self._summaries("session_id = %s ORDER BY id", (key_to_pg(session_id),))
 
     # -- layouts, status, the session lock --------------------------------------------------
 
@@ -686,16 +811,16 @@ class PgStore:
         self._write(lambda conn: conn.execute(
             "INSERT INTO lcm_layouts (namespace, session_id, layout, upto) VALUES (%s, %s, %s, %s) "
             "ON CONFLICT (namespace, session_id) DO UPDATE SET layout = EXCLUDED.layout, upto = EXCLUDED.upto",
-            (self.namespace, session_id, codec.dumps(layout), upto)))
+            (self.namespace, key_to_pg(session_id), codec.dumps(layout), upto)))
 
     def load_layout(self, session_id: str) -> tuple[Any, int] | None:
         rows = self._rows("SELECT layout, upto FROM lcm_layouts WHERE namespace = %s AND session_id = %s",
-                          (self.namespace, session_id))
+                          (self.namespace, key_to_pg(session_id)))
         return (codec.loads(rows[0][0]), int(rows[0][1])) if rows else None
 
     def session_size(self, session_id: str) -> int:
         row = self._rows("SELECT max(seq) FROM lcm_messages WHERE namespace = %s AND session_id = %s",
-                         (self.namespace, session_id))[0][0]
+                         (self.namespace, key_to_pg(session_id)))[0][0]
         return 0 if row is None else int(row) + 1
 
     def stats(self, session_id: str | None) -> dict[str, Any]:
@@ -709,7 +834,7 @@ class PgStore:
             depths = self._rows(
                 "SELECT depth, count(*), count(*) FILTER (WHERE parent_id IS NULL) FROM lcm_summaries "
                 "WHERE namespace = %s AND session_id = %s GROUP BY depth ORDER BY depth",
-                (self.namespace, session_id))
+                (self.namespace, key_to_pg(session_id)))
             out["summaries_by_depth"] = {f"d{d}": {"count": n, "uncondensed": u} for d, n, u in depths}
         return out
 

@@ -20,19 +20,19 @@ from hermes_context_lcm.pg_store import (
     PgStore,
     add_counts,
     decode_content,
-    encode_content,
     encode_row,
     from_pg,
     index_row,
-    searchable,
+    insert_messages,
+    key_from_pg,
+    key_to_pg,
+    use_tsvectors,
 )
 from hermes_context_lcm.store import (
     SCHEMA_VERSION,
     SQLiteStore,
-    StoredMessage,
     StoreError,
     _index_row,
-    role_token,
     session_token,
 )
 from hermes_core.storage.migration import MigrationError, MigrationRequest
@@ -77,10 +77,11 @@ def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]) ->
 def _decoded(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
     """A PostgreSQL row as the SQLite store holds it (content and escaped text decoded)."""
     if table == "lcm_messages":
-        *head, content, kind, meta, tokens, created_at, ident = row
-        return (*head, decode_content(content, kind), meta, tokens, created_at,
-                None if ident is None else bytes(ident))
+        mid, session_id, seq, role, content, kind, meta, tokens, created_at, ident = row
+        return (mid, key_from_pg(session_id), seq, key_from_pg(role), decode_content(content, kind), meta, tokens,
+                created_at, None if ident is None else bytes(ident))
     *values, escaped = row
+    values[1] = key_from_pg(values[1])
     values[3], values[4] = from_pg(values[3], bool(escaped & 1)), from_pg(values[4], bool(escaped & 2))
     return tuple(values)
 
@@ -151,13 +152,13 @@ def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None) ->
             report.copied["summaries"] += len(fresh)
         for session_id, layout, upto in source.execute("SELECT session_id, layout, upto FROM layouts"):
             there = pg._rows("SELECT layout, upto FROM lcm_layouts WHERE namespace = %s AND session_id = %s",
-                             (pg.namespace, session_id))
+                             (pg.namespace, key_to_pg(session_id)))
             if there and tuple(there[0]) != (layout, upto):
                 raise _conflict(f"layout of session {session_id!r}", 0, pg.path)
             if not there:
                 pg._run(lambda conn, s=session_id, lay=layout, u=upto: conn.execute(
                     "INSERT INTO lcm_layouts (namespace, session_id, layout, upto) VALUES (%s, %s, %s, %s)",
-                    (pg.namespace, s, lay, u)))
+                    (pg.namespace, key_to_pg(s), lay, u)))
                 report.copied["layouts"] += 1
             report.layouts += 1
         pg._run(lambda conn: conn.execute(
@@ -176,18 +177,7 @@ def _max_id(conn: sqlite3.Connection, table: str) -> int:
 def _copy_messages(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
     """Rows as the PostgreSQL store writes them (the same encoding and index), and the counts."""
     def work(conn: Any) -> None:
-        ntokens = 0
-        with conn.cursor() as cur, cur.copy(
-            "COPY lcm_messages (namespace, id, session_id, seq, role, content, content_kind, meta, tokens,"
-            " created_at, ident, stoken, rtoken, coarse, parts, body) FROM STDIN"
-        ) as copy:
-            for row in rows:
-                text = searchable(StoredMessage(*row[:8]).text())
-                index = index_row(text)
-                ntokens += index.ntokens
-                copy.write_row((pg.namespace, *row[:4], *encode_content(row[4]), *row[5:9], session_token(row[1]),
-                                role_token(row[3]), index.coarse, index.parts, text))
-        add_counts(conn, pg.namespace, "messages", len(rows), ntokens)
+        insert_messages(conn, pg.namespace, [row[:9] for row in rows])
 
     try:
         pg._run(work)
@@ -202,19 +192,20 @@ def _copy_summaries(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
         return
 
     def work(conn: Any) -> None:
+        use_tsvectors(conn)
         values, ntokens = [], 0
         for r in rows:
             index = index_row(f"{r[3]}\n{r[4]}")
             ntokens += index.ntokens
             content, hint, escaped = encode_row(r[3], r[4])
-            values.append((pg.namespace, *r[:3], content, hint, *r[5:], escaped, session_token(r[1]), index.coarse,
-                           index.parts))
+            values.append((pg.namespace, r[0], key_to_pg(r[1]), r[2], content, hint, *r[5:], escaped,
+                           session_token(r[1]), index.coarse, index.parts))
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO lcm_summaries (namespace, id, session_id, depth, content, hint, tokens, source,"
                 " covers_kind, covers, first_message, last_message, message_count, parent_id, created_at, escaped,"
                 " stoken, coarse, parts) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s::tsvector, %s::tsvector)", values)
+                " %b, %b)", values)
         add_counts(conn, pg.namespace, "summaries", len(rows), ntokens)
 
     pg._run(work)
@@ -254,8 +245,9 @@ def to_sqlite(pg: PgStore, db_path: Path, progress: Progress | None = None) -> T
                              [_index_row(r[0], f"{session_token(r[1])} d{r[2]}", f"{r[3]}\n{r[4]}") for r in fresh])
             report.summaries += len(rows)
             report.copied["summaries"] += len(fresh)
-        for session_id, layout, upto in pg._rows(
+        for stored_id, layout, upto in pg._rows(
                 "SELECT session_id, layout, upto FROM lcm_layouts WHERE namespace = %s", (pg.namespace,)):
+            session_id = key_from_pg(stored_id)
             there = conn.execute("SELECT layout, upto FROM layouts WHERE session_id = ?", (session_id,)).fetchone()
             if there and tuple(there) != (layout, upto):
                 raise _conflict(f"layout of session {session_id!r}", 0, str(db_path))
