@@ -31,7 +31,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "skills": {"external_dirs": [], "index_max_chars": 64000},
     "prompt": {"platform": "cli", "context_file_max_chars": 20000, "identity": ""},
     "plugins": {"disabled": []},
-    "hooks": {"timeouts": {}},
+    "hooks": {"timeouts": {}, "worker_pool_size": None},
     "storage": {"backend": "files", "dsn_env": "HERMES_PG_DSN", "namespace": "default", "pool_size": 8},
 }
 
