@@ -232,7 +232,8 @@ _NOT_NEGATABLE = frozenset({"deception_hide", "bypass_restrictions"})
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((rx, pid) for pid, _cues, rx in THREAT_RULES)
 """(regex, pattern id) pairs, for tools that list what the scanner looks for."""
 
-_COMMENT_KEYWORDS_RX = re.compile("ignore|override|system|secret|hidden")
+# Not inside a tool directive's hyphenated name ("<!-- prettier-ignore-start -->", "markdownlint-disable").
+_COMMENT_KEYWORDS_RX = re.compile(r"(?<![\w-])(?:ignore|override|system|secret|hidden)(?!-)")
 _MODAL_RX = re.compile(_MODAL)
 _OBFUSCATION_RXS = (  # letters spelled in mathematical alphanumerics, or as a run of character references
     re.compile(r"[\U0001d400-\U0001d7ff]{3,}"),
