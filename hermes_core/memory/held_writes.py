@@ -102,6 +102,8 @@ def pending(home: Path) -> list[dict[str, Any]]:
 
 def take(home: Path, write_id: str) -> dict[str, Any]:
     """Remove and return one held write (to apply it or drop it); an unknown id is an error listing the known ones."""
+    if not store_path(home).exists():  # nothing held: create neither the directory nor the lock
+        raise HeldWriteError(f"no held memory write with id {write_id!r} (held: none)")
     with _locked(home):
         entries = _read(home)
         entry = entries.pop(write_id, None)
