@@ -3,6 +3,10 @@
 Edits go through the same tool call the model makes, so the CLI enforces the same rules
 (limits, scanning, locking). It prints what happened for a person; ``--json`` prints the
 tool's JSON result (which is written for the model) for scripts. Exit code 1 when refused.
+
+``memory pending`` lists the writes ``memory.untrusted_writes: confirm`` held (kept in
+``$HERMES_HOME``, so they outlive the agent's process); ``memory confirm ID`` applies one
+through the same tool call (it still passes every scan), ``memory drop ID`` discards it.
 """
 
 from __future__ import annotations
@@ -39,7 +43,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         edit.add_argument("--target", choices=TARGETS, default="memory", help="which store (default: memory)")
         edit.add_argument("--json", action="store_true", help="print the tool's JSON result")
     _register_outbox(actions)
+    _register_held(actions)
     p.set_defaults(run=run, memory_parser=p)
+
+
+def _register_held(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """``memory pending|confirm|drop``: writes held by ``memory.untrusted_writes: confirm``."""
+    pending = actions.add_parser("pending", help="list memory writes held for your confirmation")
+    pending.add_argument("--json", action="store_true", help="print the held writes as JSON")
+    confirm = actions.add_parser("confirm", help="apply a held memory write (it still passes every scan)")
+    drop = actions.add_parser("drop", help="discard a held memory write")
+    for p in (confirm, drop):
+        p.add_argument("write_id", metavar="ID", help="the id `memory pending` shows")
+        p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def _register_outbox(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if action == "outbox":
             return _outbox(host, args)
+        if action in ("pending", "confirm", "drop"):
+            return _held(host, args)
         if not host.memory.has_tool("memory"):
             raise CommandError("the built-in memory is off (memory.memory_enabled and memory.user_profile_enabled)")
         if action == "show":
@@ -119,6 +137,66 @@ def _outbox(host: Any, args: argparse.Namespace) -> int:
         print(f"  {entry['id']:>6}  {entry['kind']:<10} {entry['session']}  {entry['chars']} chars  "
               f"{entry['cause']}: {entry['reason']}")
     return 0
+
+
+def _held(host: Any, args: argparse.Namespace) -> int:
+    from hermes_core.memory import held_writes
+
+    try:
+        if args.memory_action == "pending":
+            entries = held_writes.pending(host.home)
+            if args.json:
+                emit_json(entries)
+                return 0
+            where = held_writes.store_path(host.home)
+            print(f"{len(entries)} memory write{'' if len(entries) == 1 else 's'} held for confirmation ({where})")
+            for entry in entries:
+                print(f"  {entry['id']}  {entry.get('held_at', '?')}  session {entry.get('session', '?')} "
+                      f"turn {entry.get('turn', '?')}")
+                print(f"      {describe_write(entry)}")
+            if entries:
+                print("confirm one with `hermes-core memory confirm ID`, discard it with `hermes-core memory drop ID`")
+            return 0
+        entry = held_writes.take(host.home, args.write_id)
+    except held_writes.HeldWriteError as exc:
+        raise CommandError(str(exc)) from exc
+    if args.memory_action == "drop":
+        if args.json:
+            emit_json({"success": True, "dropped": entry})
+        else:
+            print(f"dropped held write {entry['id']}: {describe_write(entry)}")
+        return 0
+    try:
+        raw = host.handle_tool_call(str(entry["tool"]), dict(entry["arguments"]))
+    except BaseException:
+        held_writes.put_back(host.home, entry)  # not applied: keep it held
+        raise
+    try:
+        result = json.loads(raw)
+    except ValueError:
+        result = {"success": False, "error": f"unexpected result {raw!r}"}
+    result = {**result, "untrusted_context": True} if isinstance(result, dict) else {"success": False,
+                                                                                     "error": repr(result)}
+    if args.json:
+        emit_json(result)
+    elif result.get("success") is True:
+        print(f"applied held write {entry['id']}: {describe_write(entry)}")
+    else:
+        print(f"held write {entry['id']} was refused and discarded: {_printable(str(result.get('error')))}")
+    return 0 if result.get("success") is True else 1
+
+
+def describe_write(entry: dict[str, Any]) -> str:
+    """One line for a person: the built-in tool's action, store and text; any other tool's arguments."""
+    args = entry.get("arguments") if isinstance(entry.get("arguments"), dict) else {}
+    tool = str(entry.get("tool"))
+    if tool == "memory" and "operations" not in args:
+        text = args.get("content") or args.get("old_text") or ""
+        line = f"memory {args.get('action')} ({args.get('target')}): {text}"
+    else:
+        line = f"{tool} {json.dumps(args, ensure_ascii=False, sort_keys=True)}"
+    line = _printable(line).replace("\n", " ")
+    return line if len(line) <= 160 else line[:157] + "..."
 
 
 def _enabled(host: Any, target: str) -> bool:

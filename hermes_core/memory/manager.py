@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_core.config.raw import BUILTIN_PROVIDER as BUILTIN
+from hermes_core.memory import write_flag
 from hermes_core.memory.base import MemoryProvider
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ class MemoryManager:
         self.providers: list[MemoryProvider] = []
         self._bridges: list[ProviderBridge] = []
         self._tool_owner: dict[str, ProviderBridge] = {}
+        self._write_flags: dict[str, write_flag.Flag] = {}  # tool name -> which calls write memory
         self._tools_known = False
         self._warned: set[str] = set()
         self._turn = 0
@@ -370,11 +372,30 @@ class MemoryManager:
                 else:
                     owners[name] = bridge
                     owned.add(name)
-                    schemas.append(schema)
+                    schemas.append(self._take_write_flag(provider.name, name, schema))
             bridge.tools = frozenset(owned)
         self._tool_owner = owners
         self._tools_known = True
         return schemas
+
+    def _take_write_flag(self, provider: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """The schema without its ``writes_memory`` key (the model never sees it); the key is recorded."""
+        if write_flag.KEY not in schema:
+            self._write_flags.pop(name, None)
+            return schema
+        try:
+            self._write_flags[name] = write_flag.parse(schema[write_flag.KEY])
+        except ValueError as exc:
+            self._warn_once(f"memory provider '{provider}': tool '{name}': {exc}; every call counts as a write")
+            self._write_flags[name] = True
+        return {k: v for k, v in schema.items() if k != write_flag.KEY}
+
+    def writes_memory(self, name: str, args: dict[str, Any]) -> bool:
+        """Whether this call of a provider tool writes memory (its schema's ``writes_memory`` flag)."""
+        if not self._tools_known:
+            self.tool_schemas()
+        flag = self._write_flags.get(name)
+        return name in self._tool_owner and flag is not None and write_flag.is_write(flag, args)
 
     def has_tool(self, name: str) -> bool:
         if not self._tools_known:

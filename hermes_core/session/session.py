@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from hermes_core.memory import held_writes
 from hermes_core.memory.fencing import build_memory_context_block
 from hermes_core.records import CompactionResult, PromptContext, TurnReport
 from hermes_core.session.prompt import build_system_prompt
@@ -51,14 +52,15 @@ CompactionTrigger = Literal["preflight", "post-response", "manual"]
 #: How many preflight compactions may run before one call (each must make progress).
 MAX_PREFLIGHT_PASSES = 3
 INTERRUPTED_TOOL_RESULT = json.dumps({"error": "Tool call interrupted before it returned a result"})
-MEMORY_TOOL = "memory"
 UNTRUSTED_REFUSED = (
     "Memory write refused: tool output or recalled memory entered the context since the user's last message, "
     "and memory.untrusted_writes is 'refuse'. Do not retry; if it matters, ask the user to confirm it in a message."
 )
 UNTRUSTED_HELD = (
     "Memory write held for the user's confirmation: tool output or recalled memory is in the context "
-    "(memory.untrusted_writes: confirm). It is not saved yet; do not retry. Tell the user what you want to save."
+    "(memory.untrusted_writes: confirm). It is not saved yet and is saved only if the user confirms it "
+    "(`hermes-core memory confirm {id}`); do not retry. Tell the user what you want to save and that it awaits "
+    "their confirmation."
 )
 
 
@@ -150,7 +152,6 @@ class Session:
         self._last_usage: dict[str, Any] = {}
         self._untrusted = False  # tool output or recalled memory entered the context since the user spoke
         self._writing_untrusted = False  # a write under way was asked for in that state
-        self.pending_memory_writes: dict[str, dict[str, Any]] = {}  # held by memory.untrusted_writes: confirm
         host.memory.write_listeners.append(self._note_memory_write)
         self._begin(reason="start")
 
@@ -256,7 +257,7 @@ class Session:
         if call_id not in self.open_tool_calls():
             raise SessionError(f"no open tool call with id {call_id!r}")
         self.messages.append({"role": "tool", "tool_call_id": call_id, "content": str(content)})
-        if not _is_memory_write(*self._call_of(call_id)):  # a write's own result carries no outside text
+        if not self._is_memory_write(*self._call_of(call_id)):  # a write's own result carries no outside text
             self._untrusted = True
 
     def run_tool(self, call: dict[str, Any]) -> str:
@@ -292,25 +293,46 @@ class Session:
             return json.dumps({"error": f"Invalid JSON arguments for tool '{name}': {exc.msg}"})
         if not isinstance(args, dict):
             return json.dumps({"error": f"Arguments for tool '{name}' must be a JSON object"})
-        if self._untrusted and _is_memory_write(name, args) and self.is_host_tool(name):
+        if self._untrusted and self.host.memory.writes_memory(name, args):
             return self._untrusted_write(name, args)
         return self.host.handle_tool_call(name, args)
 
+    def _is_memory_write(self, name: str, args: Any) -> bool:
+        """A call that writes memory, by its provider's ``writes_memory`` schema flag."""
+        if isinstance(args, str):
+            try:
+                args = loads_bounded(args, f"the arguments of tool '{name}'") if args.strip() else {}
+            except ValueError:
+                return False  # bad arguments: the tool refuses them, nothing is written
+        return isinstance(args, dict) and self.host.memory.writes_memory(name, args)
+
+    @property
+    def pending_memory_writes(self) -> dict[str, dict[str, Any]]:
+        """This session's writes held by ``memory.untrusted_writes: confirm`` (kept in ``$HERMES_HOME``)."""
+        return {e["id"]: e for e in held_writes.pending(self.host.home) if e.get("session") == self.id}
+
     def confirm_memory_write(self, write_id: str) -> str:
-        """Apply a memory write held by ``memory.untrusted_writes: confirm``; the tool's JSON result.
+        """Apply a held memory write (this session's or another's); the tool's JSON result.
 
         The write still passes every rule and detector; it stays marked ``untrusted_context``.
         """
         self._check_open()
-        held = self.pending_memory_writes.pop(write_id, None)
-        if held is None:
-            raise SessionError(f"no held memory write with id {write_id!r}; held: {sorted(self.pending_memory_writes)}")
-        return self._marked_write(held["tool"], held["arguments"])
+        try:
+            held = held_writes.take(self.host.home, write_id)
+        except held_writes.HeldWriteError as exc:
+            raise SessionError(str(exc)) from exc
+        try:
+            return self._marked_write(held["tool"], held["arguments"])
+        except BaseException:
+            held_writes.put_back(self.host.home, held)
+            raise
 
     def discard_memory_write(self, write_id: str) -> None:
         """Drop a held memory write without applying it."""
-        if self.pending_memory_writes.pop(write_id, None) is None:
-            raise SessionError(f"no held memory write with id {write_id!r}")
+        try:
+            held_writes.take(self.host.home, write_id)
+        except held_writes.HeldWriteError as exc:
+            raise SessionError(str(exc)) from exc
 
     def _untrusted_write(self, name: str, args: dict[str, Any]) -> str:
         """A memory write asked for while untrusted content is in context: apply, hold or refuse it."""
@@ -318,11 +340,10 @@ class Session:
         if policy == "refuse":
             return json.dumps({"success": False, "untrusted_context": True, "error": UNTRUSTED_REFUSED})
         if policy == "confirm":
-            write_id = uuid.uuid4().hex[:10]
-            self.pending_memory_writes[write_id] = {"id": write_id, "turn": self.turn, "tool": name, "arguments": args}
-            log.info("session %s turn %d: memory write %s held for confirmation", self.id, self.turn, write_id)
-            return json.dumps({"success": False, "held": True, "write_id": write_id, "untrusted_context": True,
-                               "message": UNTRUSTED_HELD})
+            entry = held_writes.hold(self.host.home, session=self.id, turn=self.turn, tool=name, arguments=args)
+            log.info("session %s turn %d: memory write %s held for confirmation", self.id, self.turn, entry["id"])
+            return json.dumps({"success": False, "held": True, "write_id": entry["id"], "untrusted_context": True,
+                               "message": UNTRUSTED_HELD.format(id=entry["id"])})
         return self._marked_write(name, args)
 
     def _marked_write(self, name: str, args: dict[str, Any]) -> str:
@@ -551,18 +572,6 @@ class Session:
         if self._writing_untrusted:
             event["untrusted_context"] = True
         self.events.memory_writes.append(event)
-
-
-def _is_memory_write(name: str, args: Any) -> bool:
-    """A call of the built-in ``memory`` tool that changes memory (not ``read``)."""
-    if name != MEMORY_TOOL:
-        return False
-    if isinstance(args, str):
-        try:
-            args = loads_bounded(args, "the memory tool's arguments") if args.strip() else {}
-        except ValueError:
-            return False  # bad arguments: the tool refuses them, nothing is written
-    return isinstance(args, dict) and (args.get("action") != "read" or bool(args.get("operations")))
 
 
 def build_prompt_text(host: PluginHost, ctx: PromptContext, instructions: str = "") -> str:

@@ -18,16 +18,27 @@ from __future__ import annotations
 import re
 
 _META_RX = re.compile(
-    r"\b(?:attacks?|attackers?|injections?|injected|inject|malicious|payloads?|jailbreaks?|examples?|e\.g\.|such\s+as|"
+    r"(?:\be\.g\.|\b(?:attacks?|attackers?|injections?|injected|inject|malicious|payloads?|jailbreaks?|examples?|such\s+as|"
     r"like|detects?|detected|flags?|blocks?|rejects?|refuses?|filters?|scanner|scans?|tests?|assert\w*|known|"
     r"phrases?|red-team|samples?|fixtures?|threats?|beware|warning|strings?|expected|parametrize|contains?|"
-    r"patterns?|says|said|asks?|asked|claims?|inserts?|exploits?|declines?|suspicious|log\s+(?:it|them|these))\b"
+    r"patterns?|says|said|asks?|asked|claims?|inserts?|exploits?|declines?|suspicious|exfiltration|tricks?|techniques?|"
+    r"log\s+(?:it|them|these))\b)"
 )
 _SENTENCE_META_RX = re.compile(
     r"\b(?:attackers?|malicious|adversar\w*|threat\s+(?:actor|model)|red[\s-]team\w*|known\s+(?:attacks|jailbreaks|"
     r"payloads)|jailbreaks\s+(?:include|like|such)|injection\s+(?:attacks?|payloads?)|post-exploitation|"
-    r"we\s+(?:block|reject|flag|detect)|our\s+(?:ids|scanner|filter)|is\s+a\s+common\s+(?:attack|technique))\b"
+    r"we\s+(?:block|reject|flag|detect)|our\s+(?:ids|scanner|filter)|is\s+a\s+common\s+(?:attack|technique)|"
+    # a model manipulated in the third person ("a way to make the assistant reveal its prompt")
+    r"(?:make|get|trick|cause|force)\s+(?:the|an?)\s+(?:assistant|model|agent|ai|bot|chatbot|llm)|"
+    # content that gives orders, described conditionally ("if a tool result tells you to ignore ...")
+    r"if\s+(?:a|an|the|any|some)\s+[^.;\n]{0,60}?\b(?:tells?|asks?|instructs?|wants?|says)\b|"
+    # what a model does, told in the third person ("sometimes the model refuses to ...")
+    # (reports only: "the assistant will ..." or "the model must ..." is how attacks give orders too)
+    r"(?:the|a|an)\s+(?:model|llm|assistant|chatbot)\s+(?:refuses|refused|complains|complained|tends|tried|"
+    r"sometimes|often|usually))\b"
 )
+# what someone is able to do, not an order ("we can bypass these instructions if we trick it")
+_CAPABILITY_RX = re.compile(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|could|might|may)\s+(?:\w+\s+)?$")
 _NEGATION_RX = re.compile(
     r"(?:\b(?:never|not|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|won't|"
     r"refuse\s+to|avoid|no\s+one\s+should)\s+(?:ever\s+)?(?:[\w'-]+\s+){0,1})$"
@@ -62,12 +73,59 @@ def quoted(text: str, start: int, end: int) -> bool:
     return False
 
 
+# Verbs that are nouns too: after a determiner ("the output above", "your output before sending")
+# or as a label ("**Live output**: set ..."), they give no order.
+_NOUN_VERB_RX = re.compile(r"(?:output|print|display|dump|list|return|show|copy|repeat|report|log|read|type|open|"
+                           r"include|send|post|upload|paste)\b")
+_DETERMINER_RX = re.compile(r"\b(?:the|your|its|this|that|an?|my|our|their|any|model's)\s+$")
+_LABEL_RX = re.compile(r"\w*\*{0,2}\s*:")
+_FENCE_OPEN_RX = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+_FENCE_LOOKBACK = 600  # an example block: its fence opens at most this far before the match
+_FENCE_LOOKAHEAD = 3000  # ... and closes at most this far after it
+
+
+def not_an_order(text: str, start: int) -> bool:
+    """The match starts with a verb used as a noun or a label, not as an imperative."""
+    verb = _NOUN_VERB_RX.match(text, start)
+    if verb is None:
+        return False
+    word_end = verb.end()
+    if _LABEL_RX.match(text, word_end) and text[word_end : word_end + 1] in ("*", ":"):
+        return True
+    return bool(_DETERMINER_RX.search(text, max(0, start - 12), start))
+
+
+def in_example_block(text: str, start: int) -> bool:
+    """Inside a fenced code block that the text before it introduces as an example, input or
+    prompt ("*Input:*", "For example:"): guides show fake turns and attacks that way."""
+    floor = max(0, start - _FENCE_LOOKBACK)
+    opener = None
+    for m in _FENCE_OPEN_RX.finditer(text, floor, start):
+        opener = m
+    if opener is None:
+        return False
+    line_end = text.find("\n", start)
+    closes = _FENCE_OPEN_RX.search(text, line_end if line_end >= 0 else start, start + _FENCE_LOOKAHEAD)
+    if closes is None or text.count("\n", opener.end(), start) == 0:
+        return False
+    before = text[max(0, opener.start() - 300) : opener.start()]
+    return bool(_EXAMPLE_INTRO_RX.search(before))
+
+
+_EXAMPLE_INTRO_RX = re.compile(
+    r"\b(?:examples?|e\.g\.|input|output|prompt|demonstrat\w*|illustrat\w*|sample|transcript|for\s+instance|"
+    r"attacks?|injections?|payloads?|jailbreaks?)\b[^\n]{0,40}(?::|\.)?[\s*_]*$")
+
+
 def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
     """The match is quoted in a line about attacks/examples/tests, or its sentence discusses attacks.
 
     ``quotes=False`` narrows the first test to a line that is nothing but a quoted phrase (a
     list of phrases to watch for): jailbreak personas quote their own catch phrases in prose.
     """
+    if not_an_order(text, start) or in_example_block(text, start) or _CAPABILITY_RX.search(
+            text, max(0, start - 40), start):
+        return True
     lo, hi = _line_bounds(text, start, end)
     line = text[lo:hi]
     if quoted(text, start, end) and (quotes or _PHRASE_LINE_RX.match(line)):
@@ -92,7 +150,7 @@ def negated(text: str, start: int) -> bool:
 
 _BEARER_RX = re.compile(
     r"(?:authorization\s*:\s*(?:bearer|token|basic)?|bearer|token|x-api-key\s*:|api-key\s*:|private-token\s*:|"
-    r"api_key\s*=|--user)\s*[\"'`]?\s*(?:\$\{)?\s*$"
+    r"api_key\s*=|(?:--user|(?<![\w-])-u)\s*[\"']?(?:\$\{?\w+\}?:)?)\s*[\"'`]?\s*(?:\$?\{)?\s*$"
 )
 _SECRET_REF_RX = re.compile(
     r"\$\{?\w*(?:key|token|secret|password|passwd|credentials?|api)\w*|process\.env\.\w+|os\.environ\[[^\]]{0,40}\]")

@@ -206,19 +206,25 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # -- prompt leak -------------------------------------------------------------------------------
     _pair("prompt_leak", "show_prompt", "prompt|instruction|told|system message|text",
           r"\b(?:paste|print|show|output|reveal|repeat|quote|write|dump|display|summari[sz]e|translate|tell\s+me|"
-          r"give\s+me|copy|spell|encode|rot13|see|what)\b",
+          r"give\s+me|copy|spell|encode|rot13|see|what|return|render|seriali[sz]e|export|recite|restate|list)\b",
           r"\bsystem\s+(?:prompt|message|instructions)|\bhidden\s+instructions|"
+          r"\b(?:one|message)\s+whose\s+role\s+is\s+[\"'`]?system\b|\bmessages\s+array\b|"
+          # the model's own instructions, however named
+          r"\b(?:rules|guidelines|directives|instructions|prompt)\s+(?:you\s+(?:were|have\s+been)\s+given|"
+          r"you\s+(?:are\s+)?(?:following|operating\s+under|running\s+under|working\s+under)|(?:i|we|they)\s+gave\s+you)\b|"
+          r"\bwhat\s+your\s+(?:operator|developers?|creators?|makers?|owners?)\s+(?:told|wrote|gave|instructed)\b|"
+          r"\b(?:your|the)\s+(?:hidden\s+|system\s+)?preamble\b|"
+          r"\b(?:pre-?prompt|meta-?prompt|system-level\s+instructions|hidden\s+prompt|secret\s+instructions|"
+          r"initial\s+prompt|developer\s+(?:message|instructions))\b|"
           r"\b(?:initial|starting|startup|configuration)\s+(?:instructions|prompt)|"
           r"\byour\s+(?:original|initial|starting|first|hidden|secret|full|exact|entire|whole)\s+"
           r"(?:instructions|prompt|directives)|\bthe\s+(?:original|initial|starting|hidden|secret)\s+"
           r"(?:instructions|prompt|directives)|\binstructions\s+you\s+(?:were|have\s+been)\s+given|"
           r"\btext\s+you\s+were\s+given|\btext\s+that\s+came\s+before|\bwhat\s+you\s+were\s+told|"
-          r"\byour\s+(?:prompt|instructions)\b|\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b", 55),
+          r"\byour\s+(?:prompt|instructions)\b|\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b", 80),
     _r("prompt_leak", "hidden_context", "beginning|start|prompt|instruct|programmed|configured|verbatim|word for word",
        r"\b(?:instructions|text|message|prompt|words)\s+(?:\w+\s+){0,2}?(?:at|from)\s+the\s+(?:very\s+)?(?:beginning|start)"
        r"\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|context)"
-       r"|\b(?:pre-?prompt|meta-?prompt|system-level\s+instructions|hidden\s+prompt|secret\s+instructions|"
-       r"initial\s+prompt|developer\s+(?:message|instructions))\b"
        r"|\b(?:what|how)\s+(?:were|was|have)\s+you\s+(?:been\s+)?(?:programmed|configured|set\s+up|instructed|told)\b"
        r"|\byour\s+(?:guidelines|rules|directives|instructions|prompt)\s+(?:verbatim|word\s+for\s+word|in\s+full)\b"
        r"|\b(?:repeat|print|output|show|copy)\s+everything\s+(?:above|before|in\s+(?:the|your)\s+(?:system\s+)?prompt)"
@@ -226,6 +232,23 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"(?:prompt|instructions)"
        r"|\b(?:base64|rot-?13|hex|reverse|translate|encode)\w*\b[^\n]{0,30}?\b(?:your|the)\s+(?:system\s+)?"
        r"(?:instructions|prompt|rules|guidelines)\b"),
+    # what the model received before the user spoke, asked for as text
+    _r("prompt_leak", "before_first_message", "before",
+       r"\b(?:text|anything|everything|what|words)\b[^\n]{0,40}?\b(?:came|comes|(?:were|was)\s+(?:you\s+)?given|(?:did\s+)?you\s+"
+       r"(?:receive|received|get|got|see|saw|read))\s+(?:\w+\s+)?before\s+(?:this|my|the\s+user'?s?|our)\s+(?:first\s+|very\s+first\s+)?"
+       r"(?:message|question|turn|reply)"),
+    # rules quoted back "exactly as written", and "your prompt ... paste it back to me"
+    _r("prompt_leak", "as_written", "written|verbatim|word for word|back to me",
+       r"\byour\s+(?:\w+\s+)?(?:guidelines|rules|directives|instructions|prompt)\b[^\n]{0,40}?\bexactly\s+as\s+"
+       r"(?:they\s+were\s+|it\s+was\s+)?(?:written|given|worded)\b"
+       r"|\byour\s+(?:system\s+)?(?:prompt|instructions)\b[^\n]{0,60}?\b(?:paste|repeat|print|send|give|show|read)\s+"
+       r"(?:it|them)\s+(?:back|out|to\s+me)\b"),
+    # continuation: a quote opened on the model's own instructions and left for it to finish
+    _r("prompt_leak", "continue_quote", "instructions|rules|prompt|given|told",
+       r"[\"'\u201c](?:my|the)\s+(?:\w+\s+){0,2}?(?:instructions|rules|directives|system\s+prompt|prompt)\b"
+       r"[^\"'\u201d\n]{0,60}?(?:\b(?:are|is|say|says|were)\b\s*:?|:)\s*(?:\.{3}|…)?\s*$"
+       r"|[\"'\u201c][^\"'\u201d\n]{0,60}?\bi\s+(?:was|am|have\s+been)\s+(?:given|told|instructed|configured|asked)\b"
+       r"[^\"'\u201d\n]{0,40}?$"),
     _r("prompt_leak", "complete_sentence", "instructed|programmed|told to",
        r"\b(?:complete|continue|finish)\s+(?:this|the)\s+sentence\b[^\n]{0,20}?\bi\s+(?:was|am|have\s+been)\s+"
        r"(?:instructed|told|programmed)"),

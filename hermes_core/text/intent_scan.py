@@ -23,8 +23,6 @@ _AGENT_ADDRESS_RX = re.compile(
     r"\b(?:ai|agents?|assistant|llm|claude|copilot|model|gpt)\b\s*[:,]|\b(?:quietly|secretly|silently)\b"
 )
 
-_Compiled = tuple[tuple[re.Pattern[str], bool, str], ...]  # regex, leading \\b, literal prefix
-
 
 def _closing(pattern: str, open_at: int) -> int:
     """Index of the ``)`` matching the ``(`` at ``open_at``, or -1."""
@@ -84,71 +82,126 @@ def literal_prefix(rx: str) -> str:
 
 
 class _Gate:
-    """Whether a literal prefix can occur in the text: ASCII words by binary search over the
-    text's distinct words (one regex pass), anything else by substring search (cached)."""
+    """Which literal prefixes can occur in the text, all answered at once.
+
+    A prefix that starts with an ASCII word (``ignore``, ``.ssh/`` is not one) can occur only
+    if a word of the text starts with that word ("ignore" in "ignored"); any other prefix by
+    substring search. The words are found in one regex pass; a short text's few words are
+    looked up by their own prefixes, a long text's many words by binary search per rule word.
+    """
 
     _WORD_RX = re.compile(r"[a-z]+")
+    _FEW_WORDS = 64  # below this, enumerating the words' prefixes beats a binary search per rule word
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.words = sorted(set(self._WORD_RX.findall(text)))
-        self.known: dict[str, bool] = {}
+    @staticmethod
+    def head(prefix: str) -> str | None:
+        """The ASCII word a prefix is gated on, or None for a substring gate."""
+        head = _Gate._WORD_RX.match(prefix)
+        if head and (head.end() == len(prefix) or prefix[head.end()] in " -_:/."):
+            return head.group(0)
+        return None
 
-    def __call__(self, prefix: str) -> bool:
-        if not prefix:
-            return True
-        found = self.known.get(prefix)
-        if found is None:
-            head = self._WORD_RX.match(prefix)
-            if (head and head.end() == len(prefix)) or (head and prefix[head.end()] in " -_:/."):
-                word = head.group(0)
-                i = bisect.bisect_left(self.words, word)
-                found = i < len(self.words) and self.words[i].startswith(word)
+    @staticmethod
+    def live_heads(text: str, heads: frozenset[str], longest: int) -> set[str]:
+        words = set(_Gate._WORD_RX.findall(text))
+        if len(words) < _Gate._FEW_WORDS:
+            return {w[:k] for w in words for k in range(1, min(len(w), longest) + 1)} & heads
+        ordered = sorted(words)
+        live = set()
+        for word in heads:
+            i = bisect.bisect_left(ordered, word)
+            if i < len(ordered) and ordered[i].startswith(word):
+                live.add(word)
+        return live
+
+
+class _Plan:
+    """The rules split into alternatives (see :func:`expand`), indexed by the literal that gates
+    each; a regex is compiled the first time its literal occurs in a text, so a process pays
+    only for the rules its texts come near (compiling all of them costs 0.2-0.5 s of CPU)."""
+
+    def __init__(self) -> None:
+        self.sources: list[tuple[str, bool]] = []  # (regex, leading \b) per alternative
+        self.regexes: list[re.Pattern[str] | None] = []
+        self.owner: list[int] = []  # the rule (or, after the rules, the signal) each alternative belongs to
+        self.always: set[int] = set()  # alternatives without a literal prefix
+        by_head: dict[str, list[int]] = {}
+        by_substring: dict[str, list[int]] = {}
+        self.rules = tuple((rule, self._add(rule.regex, n, by_head, by_substring),
+                            self._add(rule.objects, n, by_head, by_substring) if rule.objects else ())
+                           for n, rule in enumerate(INTENT_RULES))
+        self.signals = tuple((name, self._add(rx, len(INTENT_RULES) + n, by_head, by_substring))
+                             for n, (name, _cues, rx) in enumerate(PERSONA_SIGNALS))
+        self.by_head = {head: tuple(ids) for head, ids in by_head.items()}
+        self.by_substring = {sub: tuple(ids) for sub, ids in by_substring.items()}
+        self.heads = frozenset(self.by_head)
+        self.longest = max(map(len, self.heads))
+
+    def _add(self, pattern: str, owner: int, by_head: dict[str, list[int]],
+             by_substring: dict[str, list[int]]) -> tuple[int, ...]:
+        ids = []
+        for rx, bounded in expand(pattern):
+            i = len(self.sources)
+            self.sources.append((rx, bounded))
+            self.regexes.append(None)
+            self.owner.append(owner)
+            prefix = literal_prefix(rx)
+            head = _Gate.head(prefix) if prefix else None
+            if not prefix:
+                self.always.add(i)
+            elif head is not None:
+                by_head.setdefault(head, []).append(i)
             else:
-                found = prefix in self.text
-            self.known[prefix] = found
-        return found
+                by_substring.setdefault(prefix, []).append(i)
+            ids.append(i)
+        return tuple(ids)
 
+    def live(self, text: str) -> set[int]:
+        """The alternatives whose literal prefix can occur in ``text`` (exact: no match is lost)."""
+        live = set(self.always)
+        for head in _Gate.live_heads(text, self.heads, self.longest):
+            live.update(self.by_head[head])
+        for sub, ids in self.by_substring.items():
+            if sub in text:
+                live.update(ids)
+        return live
 
-def _split(pattern: str) -> _Compiled:
-    return tuple((re.compile(rx, re.MULTILINE), bounded, literal_prefix(rx)) for rx, bounded in expand(pattern))
+    def regex(self, i: int) -> re.Pattern[str]:
+        rx = self.regexes[i]
+        if rx is None:
+            rx = self.regexes[i] = re.compile(self.sources[i][0], re.MULTILINE)
+        return rx
 
 
 @functools.cache
-def _compiled() -> tuple[tuple[IntentRule, tuple[str, ...], _Compiled, _Compiled], ...]:
-    return tuple((r, tuple(r.cues.split("|")), _split(r.regex), _split(r.objects) if r.objects else ())
-                 for r in INTENT_RULES)
-
-
-@functools.cache
-def _signals() -> tuple[tuple[tuple[str, ...], _Compiled, str], ...]:
-    return tuple((tuple(cues.split("|")), _split(rx), name) for name, cues, rx in PERSONA_SIGNALS)
+def _plan() -> _Plan:
+    return _Plan()
 
 
 def _starts_word(text: str, pos: int) -> bool:
     return pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] == "_")
 
 
-def _finditer(text: str, parts: _Compiled, gate: _Gate | None = None) -> Iterator[re.Match[str]]:
-    for rx, bounded, prefix in parts:
-        if gate is not None and not gate(prefix):
-            continue
-        for m in rx.finditer(text):
-            if not bounded or _starts_word(text, m.start()):
-                yield m
+def _finditer(text: str, plan: _Plan, ids: tuple[int, ...], live: set[int]) -> Iterator[re.Match[str]]:
+    for i in ids:
+        if i in live:
+            bounded = plan.sources[i][1]
+            for m in plan.regex(i).finditer(text):
+                if not bounded or _starts_word(text, m.start()):
+                    yield m
 
 
 def _excerpt(text: str, start: int, end: int) -> str:
     return text[start : min(end, start + 120)]
 
 
-def _pairs(text: str, rule: IntentRule, verbs: _Compiled, objects: _Compiled,
-           gate: _Gate) -> Iterator[tuple[int, int]]:
+def _pairs(text: str, rule: IntentRule, plan: _Plan, verbs: tuple[int, ...], objects: tuple[int, ...],
+           live: set[int]) -> Iterator[tuple[int, int]]:
     """(start, end) of verb ... object (or object ... verb) within the window, on one line."""
-    vs = sorted((m.start(), m.end()) for m in _finditer(text, verbs, gate))
+    vs = sorted((m.start(), m.end()) for m in _finditer(text, plan, verbs, live))
     if not vs:
         return
-    os_ = sorted((m.start(), m.end()) for m in _finditer(text, objects, gate))
+    os_ = sorted((m.start(), m.end()) for m in _finditer(text, plan, objects, live))
     if rule.object_not_after:
         not_after = re.compile(rule.object_not_after)
         os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 4), s)]
@@ -166,11 +219,18 @@ def _pairs(text: str, rule: IntentRule, verbs: _Compiled, objects: _Compiled,
 
 
 def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
-    """(rule id, offset, excerpt) for each intent-rule match and each scored persona signal."""
-    gate = _Gate(text)
-    for rule, _cues, verbs, objects in _compiled():  # the literal-prefix gates are exact; cues would miss
-        spans = _pairs(text, rule, verbs, objects, gate) if objects else ((m.start(), m.end())
-                                                                          for m in _finditer(text, verbs, gate))
+    """(rule id, offset, excerpt) for each intent-rule match and each scored persona signal.
+
+    Only the rules with an alternative whose literal prefix occurs in the text run (a short
+    memory entry comes near a handful of the 64 rules); the gates are exact, cues would miss.
+    """
+    plan = _plan()
+    live = plan.live(text)
+    owners = {plan.owner[i] for i in live}
+    for n in sorted(o for o in owners if o < len(plan.rules)):
+        rule, verbs, objects = plan.rules[n]
+        spans = _pairs(text, rule, plan, verbs, objects, live) if objects else (
+            (m.start(), m.end()) for m in _finditer(text, plan, verbs, live))
         flagged_to = -1  # end of the last match yielded: one per line is enough, and keeps huge lines linear
         for start, end in spans:
             if flagged_to >= 0 and start >= flagged_to and "\n" not in text[flagged_to:start]:
@@ -181,15 +241,16 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
                 continue
             yield rule.rule_id, start, _excerpt(text, start, end)
             flagged_to = end
-    yield from _persona_matches(text, gate)
+    if len(owners) - sum(o < len(plan.rules) for o in owners) >= 2:  # a persona needs two different signals
+        yield from _persona_matches(text, plan, live)
 
 
-def _persona_matches(text: str, gate: _Gate) -> Iterator[tuple[str, int, str]]:
+def _persona_matches(text: str, plan: _Plan, live: set[int]) -> Iterator[tuple[str, int, str]]:
     """Signals of a jailbreak persona that have a different signal within PERSONA_SPAN chars."""
     hits: list[tuple[int, int, str]] = []
-    for _cues, parts, name in _signals():
+    for name, parts in plan.signals:
         count = 0
-        for m in _finditer(text, parts, gate):
+        for m in _finditer(text, plan, parts, live):
             if context.is_discussion(text, m.start(), m.end(), quotes=False) or (
                     name == "persona" and context.negated(text, m.start())):
                 continue

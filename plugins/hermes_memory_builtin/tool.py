@@ -94,6 +94,8 @@ def tool_schema(targets: tuple[str, ...] = ("memory", "user")) -> dict[str, Any]
             },
             "required": ["target"],
         },
+        # for the host, removed before the model sees the schema: which calls write memory
+        "writes_memory": {"action": ["add", "replace", "remove"], "operations": "*"},
     }
 
 

@@ -229,7 +229,7 @@ def test_disabled_target_is_refused(store: MemoryStore) -> None:
 
 def test_schema_is_a_bare_function_and_matches_the_argument_model() -> None:
     schema = tool_schema(("memory",))
-    assert set(schema) == {"name", "description", "parameters"}
+    assert set(schema) == {"name", "description", "parameters", "writes_memory"}  # the host strips the flag
     params = schema["parameters"]
     assert params["required"] == ["target"] and params["properties"]["target"]["enum"] == ["memory"]
     assert set(params["properties"]) == set(MemoryToolArgs.model_fields)

@@ -10,23 +10,8 @@ import pytest
 from hermes_memory_builtin.store import MemoryStore
 from hermes_memory_builtin.tool import run_memory_tool
 
-from hermes_core import hookimpl
 from hermes_core.session.session import Session, SessionError
-
-
-class KeywordDetector:
-    """An example third-party detector: flags any line that mentions 'pineapple'."""
-
-    @hookimpl
-    def hermes_scan_text(self, text: str, source: str) -> list[dict]:
-        return [{"pattern_id": "example.pineapple", "line": n, "excerpt": line}
-                for n, line in enumerate(text.split("\n"), 1) if "pineapple" in line.lower()]
-
-
-class CrashingDetector:
-    @hookimpl
-    def hermes_scan_text(self, text: str, source: str) -> list[dict]:
-        raise RuntimeError("guard service down")
+from hermes_core.testing.detectors import CrashingDetector, KeywordDetector
 
 
 def call(cid: str, name: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -10,27 +10,10 @@ import pytest
 from hermes_core import hookimpl
 from hermes_core.records import PromptContext
 from hermes_core.session.prompt import build_system_prompt
+from hermes_core.testing.detectors import CrashingDetector, KeywordDetector
 from hermes_core.text import trust
 from hermes_core.text.detectors import HostScanner, combine
 from hermes_core.text.scanning import Finding
-
-
-class KeywordDetector:
-    """An example third-party detector: flags any line that mentions 'pineapple'.
-
-    A real one would call a classifier or a remote guard; the contract is the same.
-    """
-
-    @hookimpl
-    def hermes_scan_text(self, text: str, source: str) -> list[dict]:
-        return [{"pattern_id": "example.pineapple", "line": n, "excerpt": line}
-                for n, line in enumerate(text.split("\n"), 1) if "pineapple" in line.lower()]
-
-
-class CrashingDetector:
-    @hookimpl
-    def hermes_scan_text(self, text: str, source: str) -> list[Finding]:
-        raise RuntimeError("guard service down")
 
 
 class GarbageDetector:

@@ -66,9 +66,9 @@ def test_own_attack_set_test_half() -> None:
 
 def test_tricky_benign_snippets_are_rarely_blocked() -> None:
     items = sets.benign_tricky()
-    assert len(items) >= 40
+    assert len(items) >= 180
     blocked = [i.id for i in items if scan_text(i.text)]
-    # measured: 3 of 69 (4.3 %) over both halves (0 of 34 dev, 3 of 35 test); dev was read while writing rules
+    # measured: 7 of 180 (3.9 %) over both halves (0 of 85 dev, 7 of 95 test); dev was read while writing rules
     assert len(blocked) / len(items) <= 0.05, blocked
 
 
@@ -99,3 +99,14 @@ def test_one_megabyte_of_adversarial_text_scans_in_linear_time() -> None:
     small, big = min(timed(quarter) for _ in range(2)), min(timed(megabyte) for _ in range(2))
     assert big < 2.0  # about 0.9 s on a quiet 2-core machine
     assert big / small < 6  # four times the text, about four times the time: linear
+
+
+def test_the_real_context_manifest_pins_every_file() -> None:
+    """Real public context files are not shipped; the manifest pins each one for bench_real_context.py."""
+    import json
+    import re
+
+    rows = [json.loads(line) for line in (sets.DATA / "real_context_files.jsonl").read_text().splitlines() if line]
+    assert len(rows) >= 60 and len({(r["repo"], r["path"]) for r in rows}) == len(rows)
+    assert {r["kind"] for r in rows} == {"agents_md", "claude_md", "cursorrules", "security_md", "prompt_engineering"}
+    assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and "/" in r["repo"] for r in rows)
