@@ -105,7 +105,6 @@ def test_lock_of_a_killed_holder_never_blocks(tmp_path: Path) -> None:
 
     holder.send_signal(signal.SIGKILL)
     holder.wait(timeout=10)
-    assert (tmp_path / "MEMORY.md.lock").exists()  # the stale lock file is still there
     # Same 0.3 s lock timeout as above: success proves the dead holder's lock is gone.
     assert run_memory_tool(store, {"action": "add", "content": "after the crash"})["success"]
     assert store.entries("memory") == ["after the crash"]
@@ -115,8 +114,8 @@ def test_files_are_owner_only(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path / "memories", LIMITS)
     assert run_memory_tool(store, {"action": "add", "target": "user", "content": "Prefers tabs"})["success"]
     assert stat.S_IMODE((tmp_path / "memories").stat().st_mode) == 0o700
-    for name in ("USER.md", "USER.md.lock"):
-        assert stat.S_IMODE((tmp_path / "memories" / name).stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "memories" / "USER.md").stat().st_mode) == 0o600
+    assert not list((tmp_path / "memories").glob("*.lock"))  # the lock is the directory: no lock file
 
 
 def test_file_size_limit_mid_write_leaves_the_old_file(tmp_path: Path) -> None:
