@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hermes_memory_builtin.store import MemoryStore, drift_reason, parse
@@ -93,6 +94,37 @@ def test_removing_the_lock_file_while_writers_run_loses_nothing(tmp_path: Path) 
     on_disk = set(MemoryStore(directory, {"memory": 10**6, "user": 10**6}).entries("memory"))
     assert len(acknowledged) > 200
     assert acknowledged - on_disk == set()
+
+
+def test_one_lock_one_read_two_fsyncs_and_the_directory_fsync_after_the_lock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a write does, in order: lock the directory, read, write + fsync the temp file,
+    rename, unlock, fsync the directory. Nothing is listed and no other lock is taken."""
+    import fcntl
+
+    store = MemoryStore(tmp_path, LIMITS)
+    assert run_memory_tool(store, {"action": "add", "content": "warm"})["success"]
+    events: list[str] = []
+
+    def recorded(name: str, real: Any, describe: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            events.append(describe(*args))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(name, call)
+
+    def kind(fd: int) -> str:
+        return "dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"
+
+    lock_names = {fcntl.LOCK_UN: "unlock"}
+    recorded("fcntl.flock", fcntl.flock, lambda fd, op: f"{lock_names.get(op, 'lock')} {kind(fd)}")
+    recorded("os.fsync", os.fsync, lambda fd: f"fsync {kind(fd)}")
+    recorded("os.open", os.open, lambda path, *a, **k: f"open {Path(path).name}")
+    recorded("os.replace", os.replace, lambda src, dst: f"rename {Path(src).name} {Path(dst).name}")
+    recorded("os.scandir", os.scandir, lambda *a: "list")
+    recorded("os.listdir", os.listdir, lambda *a: "list")
+    assert run_memory_tool(store, {"action": "add", "content": "second"})["success"]
+    assert events == [f"open {tmp_path.name}", "lock dir", "open MEMORY.md", "open .MEMORY.md.write.tmp",
+                      "fsync file", "rename .MEMORY.md.write.tmp MEMORY.md", "unlock dir", "fsync dir"]
 
 
 def test_lock_of_a_killed_holder_never_blocks(tmp_path: Path) -> None:
