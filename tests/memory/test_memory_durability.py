@@ -101,14 +101,17 @@ def test_one_lock_one_read_two_fsyncs_and_the_directory_fsync_after_the_lock(
     """What a write does, in order: lock the directory, read, write + fsync the temp file,
     rename, unlock, fsync the directory. Nothing is listed and no other lock is taken."""
     import fcntl
+    import threading
 
+    me = threading.get_ident()  # other threads of the test process (pools, logging) are not this write
     store = MemoryStore(tmp_path, LIMITS)
     assert run_memory_tool(store, {"action": "add", "content": "warm"})["success"]
     events: list[str] = []
 
     def recorded(name: str, real: Any, describe: Any) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
-            events.append(describe(*args))
+            if threading.get_ident() == me:
+                events.append(describe(*args))
             return real(*args, **kwargs)
         monkeypatch.setattr(name, call)
 
