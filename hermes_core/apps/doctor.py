@@ -107,13 +107,13 @@ def check_memory(home: Path, config: HermesConfig) -> Iterator[Finding]:
         yield Finding("memory", "info", f"{directory} does not exist yet; it is created on the first write")
         return
     yield from _check_permissions(directory, is_dir=True)
+    yield from _check_lock(directory)
     for target, filename in MEMORY_FILES.items():
         path = directory / filename
         if not path.exists():
             yield Finding("memory", "info", f"{filename} does not exist yet ({target} is empty)")
             continue
         yield from _check_memory_file(path)
-        yield from _check_lock(path)
         for leftover in sorted(directory.glob(f".{filename}.*.tmp")):
             yield Finding("memory", "warn", f"{leftover.name}: temp file left by an interrupted write",
                           f"rm {leftover} (the next write removes it too)")
@@ -160,26 +160,23 @@ def _check_memory_file(path: Path) -> Iterator[Finding]:
     yield Finding("memory", "ok", f"{path.name}: {len(data):,} bytes, readable and writable")
 
 
-def _check_lock(path: Path) -> Iterator[Finding]:
-    """A sidecar lock file is normal; a lock held right now by another process is not."""
-    lock = path.with_name(path.name + ".lock")
-    if not lock.exists():
-        return
+def _check_lock(directory: Path) -> Iterator[Finding]:
+    """Writers lock the memory directory itself; a lock held right now by another process is worth a warning."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not on POSIX
         return
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
-        yield Finding("locks", "error", f"cannot open {lock.name}: {exc.strerror or exc}; writes will fail",
-                      f"chmod 600 {lock} (or remove it: a lock file is recreated as needed)")
+        yield Finding("locks", "error", f"cannot open {directory} to lock it: {exc.strerror or exc}; writes will fail",
+                      f"chmod 700 {directory}")
         return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        yield Finding("locks", "warn", f"{lock.name} is held by a running process; writes wait for it",
-                      "if no hermes process is running, find the holder with `fuser " + str(lock) + "`")
+        yield Finding("locks", "warn", f"the lock on {directory} is held by a running process; writes wait for it",
+                      "if no hermes process is running, find the holder with `fuser " + str(directory) + "`")
     else:
         fcntl.flock(fd, fcntl.LOCK_UN)
     finally:

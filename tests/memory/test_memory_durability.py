@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hermes_memory_builtin.store import MemoryStore, drift_reason, parse
@@ -95,6 +96,40 @@ def test_removing_the_lock_file_while_writers_run_loses_nothing(tmp_path: Path) 
     assert acknowledged - on_disk == set()
 
 
+def test_one_lock_one_read_two_fsyncs_and_the_directory_fsync_after_the_lock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a write does, in order: lock the directory, read, write + fsync the temp file,
+    rename, unlock, fsync the directory. Nothing is listed and no other lock is taken."""
+    import fcntl
+    import threading
+
+    me = threading.get_ident()  # other threads of the test process (pools, logging) are not this write
+    store = MemoryStore(tmp_path, LIMITS)
+    assert run_memory_tool(store, {"action": "add", "content": "warm"})["success"]
+    events: list[str] = []
+
+    def recorded(name: str, real: Any, describe: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if threading.get_ident() == me:
+                events.append(describe(*args))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(name, call)
+
+    def kind(fd: int) -> str:
+        return "dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"
+
+    lock_names = {fcntl.LOCK_UN: "unlock"}
+    recorded("fcntl.flock", fcntl.flock, lambda fd, op: f"{lock_names.get(op, 'lock')} {kind(fd)}")
+    recorded("os.fsync", os.fsync, lambda fd: f"fsync {kind(fd)}")
+    recorded("os.open", os.open, lambda path, *a, **k: f"open {Path(path).name}")
+    recorded("os.replace", os.replace, lambda src, dst: f"rename {Path(src).name} {Path(dst).name}")
+    recorded("os.scandir", os.scandir, lambda *a: "list")
+    recorded("os.listdir", os.listdir, lambda *a: "list")
+    assert run_memory_tool(store, {"action": "add", "content": "second"})["success"]
+    assert events == [f"open {tmp_path.name}", "lock dir", "open MEMORY.md", "open .MEMORY.md.write.tmp",
+                      "fsync file", "rename .MEMORY.md.write.tmp MEMORY.md", "unlock dir", "fsync dir"]
+
+
 def test_lock_of_a_killed_holder_never_blocks(tmp_path: Path) -> None:
     holder = start(tmp_path, "hold")
     assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
@@ -105,7 +140,6 @@ def test_lock_of_a_killed_holder_never_blocks(tmp_path: Path) -> None:
 
     holder.send_signal(signal.SIGKILL)
     holder.wait(timeout=10)
-    assert (tmp_path / "MEMORY.md.lock").exists()  # the stale lock file is still there
     # Same 0.3 s lock timeout as above: success proves the dead holder's lock is gone.
     assert run_memory_tool(store, {"action": "add", "content": "after the crash"})["success"]
     assert store.entries("memory") == ["after the crash"]
@@ -115,8 +149,8 @@ def test_files_are_owner_only(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path / "memories", LIMITS)
     assert run_memory_tool(store, {"action": "add", "target": "user", "content": "Prefers tabs"})["success"]
     assert stat.S_IMODE((tmp_path / "memories").stat().st_mode) == 0o700
-    for name in ("USER.md", "USER.md.lock"):
-        assert stat.S_IMODE((tmp_path / "memories" / name).stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "memories" / "USER.md").stat().st_mode) == 0o600
+    assert not list((tmp_path / "memories").glob("*.lock"))  # the lock is the directory: no lock file
 
 
 def test_file_size_limit_mid_write_leaves_the_old_file(tmp_path: Path) -> None:

@@ -182,6 +182,15 @@ def test_hand_edit_that_would_not_round_trip_is_backed_up_and_refused(store: Mem
     assert call(store, action="add", content="third")["success"]
 
 
+def test_a_hand_edit_after_the_stores_own_write_is_still_checked(store: MemoryStore) -> None:
+    """The store skips re-checking bytes it wrote itself; any other bytes are checked in full."""
+    assert call(store, action="add", content="first")["success"]
+    path = store.path("memory")
+    path.write_text(path.read_text(encoding="utf-8") + "\n§\n", encoding="utf-8")  # an empty entry appended
+    result = call(store, action="add", content="second")
+    assert result["success"] is False and "round-trip" in result["error"]
+
+
 def test_windows_line_endings_read_right_but_are_not_rewritten(store: MemoryStore) -> None:
     path = store.path("memory")
     path.parent.mkdir(parents=True)

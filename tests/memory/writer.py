@@ -3,16 +3,14 @@
 Usage: python writer.py DIR MODE [ARGS...]
   stress PREFIX N     N adds through the memory tool, then swap every 5th entry in a batch
   spin                add self-checking entries forever, removing old ones (for SIGKILL)
-  hold                take the MEMORY.md lock like a writer would and sleep forever
+  hold                take the store's lock like a writer would and sleep forever
   fsize BYTES CHARS   cap the file size at BYTES (RLIMIT_FSIZE) and try to add CHARS chars
   acked PREFIX N ACK  N single adds; append each one that reported success to the file ACK
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import resource
 import signal
 import sys
@@ -70,8 +68,8 @@ def main() -> None:
                 out.write(entry + "\n")
                 out.flush()
     elif mode == "hold":
-        fd = os.open(store.path("memory").with_name("MEMORY.md.lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        store._ensure_directory()
+        store._lock_directory(store.path("memory"))  # held until the process dies
         print("locked", flush=True)
         time.sleep(600)
     elif mode == "fsize":

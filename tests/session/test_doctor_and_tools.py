@@ -62,17 +62,16 @@ def test_memory_file_problems(hermes_home: Path, write_config: Any) -> None:
 
 def test_lock_held_by_a_live_process(hermes_home: Path) -> None:
     assert main(["tools", "call", "memory", '{"action": "add", "target": "memory", "content": "x"}']) == 0
-    lock = hermes_home / "memories" / "MEMORY.md.lock"
-    assert lock.exists()
+    lock = hermes_home / "memories"  # writers lock the directory itself
     assert "held by a running process" not in messages(doctor(hermes_home))
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); "
+        [sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); "
          "fcntl.flock(fd, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(30)", str(lock)],
         stdout=subprocess.PIPE, text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        assert "MEMORY.md.lock is held by a running process" in messages(doctor(hermes_home))
+        assert f"the lock on {lock} is held by a running process" in messages(doctor(hermes_home))
     finally:
         holder.kill()
         holder.wait()

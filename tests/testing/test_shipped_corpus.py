@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,19 @@ def test_shipped_corpus_is_small_real_and_licensed() -> None:
         assert data["source"]["license"].startswith("MIT") and len(data["source"]["commit"]) == 40
         assert path.name in readme
         assert load_transcript(path).messages
+
+
+def test_every_source_has_its_copyright_notice_beside_the_data() -> None:
+    """MIT asks for the copyright and permission notices to travel with the copies."""
+    notice = (shipped_corpus() / "NOTICE.md").read_text(encoding="utf-8")
+    sections = {part.split("\n", 1)[0].strip(): part for part in notice.split("\n## ")[1:]}
+    for path in sorted(shipped_corpus().glob("*.json")):
+        source = json.loads(path.read_text())["source"]
+        section = sections.get(source["repo"], "")
+        assert source["commit"] in section and path.name in section, f"{path.name}: no notice for {source['repo']}"
+        assert re.search(r"^ {4}Copyright (\(c\)|©) 20\d\d", section, re.MULTILINE), source["repo"]
+    assert "The above copyright notice and this permission notice shall be included" in notice
+    assert "NOTICE.md" in (shipped_corpus() / "README.md").read_text()
 
 
 def test_used_by_default_and_hermes_corpus_still_wins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
