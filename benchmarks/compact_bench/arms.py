@@ -140,6 +140,12 @@ def masking(messages: list[Message], threshold: int) -> list[Message]:
     return out
 
 
+def _scratch_home(engine_name: str) -> tempfile.TemporaryDirectory:
+    """A home for one arm's engine, removed when the engine is collected (or at exit), so a
+    run leaves nothing in the temp directory."""
+    return tempfile.TemporaryDirectory(prefix=f"compact-bench-{engine_name}-")
+
+
 def compressor(summarizer: Any, context_length: int, verify: bool = True) -> tuple[Compact, Any]:
     from hermes_compressor import CompressorEngine
     from hermes_summarizers.deterministic import DeterministicSummarizer
@@ -150,8 +156,10 @@ def compressor(summarizer: Any, context_length: int, verify: bool = True) -> tup
     config = HermesConfig()
     config.model.context_length = context_length
     counted = CountingSummarizer(summarizer)
-    engine = CompressorEngine(PluginContext(home=Path(tempfile.mkdtemp(prefix="compact-bench-")), config=config,
+    home = _scratch_home("compressor")
+    engine = CompressorEngine(PluginContext(home=Path(home.name), config=config,
                                             summarizer=counted, fallback_summarizer=DeterministicSummarizer()))
+    engine.scratch_home = home
     engine.update_model("bench", context_length)
     engine.verify_summaries = verify
     engine.counted = counted
@@ -173,9 +181,11 @@ def lcm(context_length: int) -> tuple[Compact, Any]:
     config = HermesConfig()
     config.model.context_length = context_length
     counted = CountingSummarizer(DeterministicSummarizer())
-    engine = LCMEngine(PluginContext(home=Path(tempfile.mkdtemp(prefix="compact-bench-lcm-")), config=config,
+    home = _scratch_home("lcm")
+    engine = LCMEngine(PluginContext(home=Path(home.name), config=config,
                                      settings=LCMSettings(), summarizer=counted,
                                      fallback_summarizer=DeterministicSummarizer()))
+    engine.scratch_home = home
     engine.update_model("bench", context_length)
     engine.on_session_start(f"bench-{id(engine)}")
     engine.counted = counted
