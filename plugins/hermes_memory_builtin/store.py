@@ -32,7 +32,7 @@ SEPARATOR_LINE = re.compile(r"^§$", re.MULTILINE)
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 LOCK_TIMEOUT_S = 10.0
 DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-POLL_START_S, POLL_MAX_S = 0.0002, 0.001
+POLL_START_S, POLL_MAX_S = 0.0001, 0.0003
 MAX_FILE_BYTES = 64 * 1024 * 1024  # far past any limit; a bigger file is not a memory store
 
 T = TypeVar("T")
@@ -341,7 +341,7 @@ class MemoryStore:
 
 
 def _wait_for_flock(fd: int, timeout: float) -> bool:
-    """Poll for the flock (every 0.2 ms at first, backing off to 1 ms) until ``timeout``.
+    """Poll for the flock (every 0.1 ms at first, backing off to 0.3 ms) until ``timeout``.
 
     Polling measured faster than blocking: with 8 writers on a busy 2-core machine, a
     blocking ``flock`` on a helper thread (needed to honour the timeout) gave half the
