@@ -187,7 +187,7 @@ def _mode(path: Path) -> int | None:
 
 def _write(target: Path, data: bytes, like: Path) -> None:
     """Atomically write ``data`` with the mode and owner of ``like`` (0644 for a new file)."""
-    from hermes_core.text.files import keep_owner
+    from hermes_core.text.files import keep_owner, write_durably
 
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     mode = _mode(like)
@@ -197,10 +197,7 @@ def _write(target: Path, data: bytes, like: Path) -> None:
             if mode is not None:
                 os.fchmod(fd, mode)  # umask must not narrow the user's mode
             keep_owner(fd, like)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            write_durably(fd, data)
         finally:
             os.close(fd)
         os.replace(tmp, target)

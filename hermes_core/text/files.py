@@ -162,3 +162,12 @@ def keep_owner(fd: int, existing: Path) -> None:
         if st.st_uid != 0 or st.st_gid != 0:
             os.fchown(fd, st.st_uid, st.st_gid)
         return
+
+
+def write_durably(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (``os.write`` may write less than asked) and fsync it,
+    so a rename that follows never exposes a short or empty file after a crash."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
-from hermes_core.text.files import FileRefused, decode_utf8, keep_owner, read_bytes_file
+from hermes_core.text.files import FileRefused, decode_utf8, keep_owner, read_bytes_file, write_durably
 
 ENTRY_DELIMITER = "\n§\n"
 SEPARATOR_LINE = re.compile(r"^§$", re.MULTILINE)
@@ -281,10 +281,7 @@ class MemoryStore:
             created = True
             try:
                 keep_owner(fd, path)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
+                write_durably(fd, data)
             finally:
                 os.close(fd)
             os.replace(tmp, path)

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.records import PromptSection
-from hermes_core.text.files import read_bytes_file
+from hermes_core.text.files import read_bytes_file, write_durably
 
 from . import front_matter
 from .files import not_regular
@@ -268,10 +268,7 @@ def save_snapshot(home: Path, scan: _Scan) -> None:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)  # a crash after the rename must not leave an empty snapshot
+            write_durably(fd, data)  # a crash after the rename must not leave an empty snapshot
         finally:
             os.close(fd)
         os.replace(tmp, home / SNAPSHOT_NAME)
