@@ -47,7 +47,7 @@ from hermes_context_lcm.store import (
     StoreError,
     SummaryRow,
     _identity,
-    message_tokens,
+    encode_rows,
     role_token,
     session_token,
 )
@@ -587,14 +587,8 @@ class PgStore:
         (:func:`insert_messages`); then COMMIT."""
         if not messages:
             return []
-        if parents is not None and len(parents) != len(messages):
-            raise ValueError("parents must have one entry per message")
+        rows = encode_rows(messages, parents)
         now = time.time()
-        rows = []
-        for msg in messages:
-            content, meta = codec.encode_message(msg)
-            role = codec.storable_text(str(msg.get("role") or ""))
-            rows.append((role, content, meta, message_tokens(msg)))
         wanted = list(dict.fromkeys(p for p in parents or () if p))
 
         def work(conn: psycopg.Connection[Any]) -> list[int]:

@@ -259,6 +259,21 @@ def message_tokens(msg: Message) -> int:
         return len(codec.dumps(msg)) // 4 + 10
 
 
+#: What ``append`` stores per message: role, content, meta, token estimate.
+Row = tuple[str, str | bytes | None, str, int]
+
+
+def encode_rows(messages: Sequence[Message], parents: Sequence[int | None] | None) -> list[Row]:
+    """The rows both stores' ``append`` write, after checking ``parents`` against ``messages``."""
+    if parents is not None and len(parents) != len(messages):
+        raise ValueError("parents must have one entry per message")
+    rows = []
+    for msg in messages:
+        content, meta = codec.encode_message(msg)
+        rows.append((codec.storable_text(str(msg.get("role") or "")), content, meta, message_tokens(msg)))
+    return rows
+
+
 def split_message(msg: Message) -> tuple[str | bytes | None, str]:
     """``(content, meta)`` as stored (kept for callers of the old name)."""
     return codec.encode_message(msg)
@@ -539,16 +554,11 @@ class SQLiteStore:
         element (for the first: the session's newest stored message)."""
         if not messages:
             return []
-        if parents is not None and len(parents) != len(messages):
-            raise ValueError("parents must have one entry per message")
+        rows = encode_rows(messages, parents)
         now = time.time()
-        rows = []
-        for msg in messages:
-            content, meta = codec.encode_message(msg)
-            rows.append((codec.storable_text(str(msg.get("role") or "")), content, meta, message_tokens(msg)))
         return self._guard("cannot write", lambda: self._append(session_id, rows, parents, now))
 
-    def _append(self, session_id: str, rows: list[tuple[str, str | bytes | None, str, int]],
+    def _append(self, session_id: str, rows: list[Row],
                 parents: Sequence[int | None] | None, now: float) -> list[int]:
         try:
             with self._write() as conn:
