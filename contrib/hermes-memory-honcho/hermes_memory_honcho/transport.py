@@ -50,9 +50,12 @@ class FreshAfterServerError(httpx.BaseTransport):
         self.last_answer = time.monotonic()
         if response.status_code < 500:
             return response
+        # Renew before reading the body: reading it to the end hands the connection back to the
+        # old pool, where another thread could take it and meet the reset; once the pool is
+        # retired, such a thread retries on the fresh one (above).
+        self._renew(pool)
         try:
             raw = b"".join(response.iter_raw())  # raw: the new response decodes it the same way
-            self._renew(pool)  # before the connection goes back to the old pool's idle list
         finally:
             response.close()
         return httpx.Response(response.status_code, headers=response.headers, content=raw, request=request,
