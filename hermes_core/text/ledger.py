@@ -203,7 +203,7 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
 
     errors: dict[str, str] = {}  # tool name -> its last error line; a later clean result resolves it
     names: dict[str, str] = {}
-    for msg in _newest_within(list(turns), SPAN_SCAN_CHARS):
+    for msg in _newest_within(turns if isinstance(turns, list) else list(turns), SPAN_SCAN_CHARS):
         role = msg.get("role")
         text = text_of(msg.get("content"))
         if role == "user":
