@@ -25,9 +25,10 @@ Method:
   ``git worktree`` of the previous release): the synthetic sizes run in two worker
   processes, this code and DIR's, taking turns round by round (the first round is a
   warm-up), and ``hermes-core compact`` on one corpus file runs as a whole process the
-  same way (with cached bytecode, as installed code runs); medians of wall and CPU time
+  same way (with cached bytecode, as installed code runs), once with no config file and
+  once with the config.yaml README.md documents; medians of wall and CPU time
   (``time.process_time``; the children's rusage for processes), with the load average
-  before and after, since the machine is shared.
+  before and after, since the machine is shared. ``--skip-synthetic`` times only the processes.
 
 Usage: python benchmarks/bench_compress.py [--runs 7] [--context-length 32000] [--json]
        [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6]]
@@ -214,9 +215,18 @@ def compare_synthetic(other: Path, sizes: list[int], rounds: int) -> list[dict[s
     return [{"messages": n, **_medians(samples[n])} for n in sizes]
 
 
-def compare_process(other: Path, transcript: Path, runs: int) -> dict[str, dict[str, float]]:
-    """``hermes-core compact FILE`` as a whole process, this checkout and ``other``, taking turns."""
+def documented_config() -> str:
+    """The config.yaml README.md documents (every key at its default): a typical user's file."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    return readme.split("## Configuration", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def compare_process(other: Path, transcript: Path, runs: int, config: str | None = None) -> dict[str, dict[str, float]]:
+    """``hermes-core compact FILE`` as a whole process, this checkout and ``other``, taking
+    turns; with ``config`` as ``$HERMES_HOME/config.yaml`` when given."""
     home = Path(tempfile.mkdtemp(prefix="bench-compact-home-"))
+    if config is not None:
+        (home / "config.yaml").write_text(config, encoding="utf-8")
     # as installed code runs: with cached bytecode (the warm-up round writes it), else every
     # run would spend most of its time compiling sources
     envs = {name: {k: v for k, v in _env_for(root).items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -238,9 +248,10 @@ def print_comparison(other: Path, sizes: list[int], rounds: int, process_runs: i
     from hermes_core.cli.output import table
 
     load = os.getloadavg()
-    synthetic = compare_synthetic(other, sizes, rounds)
+    synthetic = compare_synthetic(other, sizes, rounds) if sizes else []
     transcript = sorted(CORPUS.glob("*.json"))[0]
-    process = compare_process(other, transcript, process_runs)
+    processes = {"no config file": compare_process(other, transcript, process_runs),
+                 "README's config.yaml": compare_process(other, transcript, process_runs, documented_config())}
     after = os.getloadavg()
     print(f"side by side with {other} (old) — load average {load[0]:.1f} before, {after[0]:.1f} after")
     table([(r["messages"], f"{r['old']['wall_ms']:.1f}", f"{r['new']['wall_ms']:.1f}",
@@ -249,10 +260,11 @@ def print_comparison(other: Path, sizes: list[int], rounds: int, process_runs: i
             f"{r['old']['cpu_ms'] / r['new']['cpu_ms']:.2f}x", f"{r['new']['cpu_ms'] * 1000 / r['messages']:.2f}",
             r["new"]["samples"]) for r in synthetic],
           ("MESSAGES", "OLD MS", "NEW MS", "WALL", "OLD CPU MS", "NEW CPU MS", "CPU", "NEW CPU US/MSG", "SAMPLES"))
-    o, n = process["old"], process["new"]
-    print(f"\nhermes-core compact {transcript.name}, whole process, median of {n['samples']}: "
-          f"wall {o['wall_ms']:.0f} -> {n['wall_ms']:.0f} ms ({o['wall_ms'] / n['wall_ms']:.2f}x), "
-          f"CPU {o['cpu_ms']:.0f} -> {n['cpu_ms']:.0f} ms ({o['cpu_ms'] / n['cpu_ms']:.2f}x)")
+    for label, process in processes.items():
+        o, n = process["old"], process["new"]
+        print(f"\nhermes-core compact {transcript.name}, whole process, {label}, median of {n['samples']}: "
+              f"wall {o['wall_ms']:.0f} -> {n['wall_ms']:.0f} ms ({o['wall_ms'] / n['wall_ms']:.2f}x), "
+              f"CPU {o['cpu_ms']:.0f} -> {n['cpu_ms']:.0f} ms ({o['cpu_ms'] / n['cpu_ms']:.2f}x)")
 
 
 # -- summary recall against Claude Code's reference summaries --------------------------------
@@ -407,7 +419,8 @@ def main() -> int:
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 1
     if args.compare_with:
-        print_comparison(args.compare_with, [int(s) for s in args.sizes.split(",")], args.rounds, 20)
+        sizes = [] if args.skip_synthetic else [int(s) for s in args.sizes.split(",")]
+        print_comparison(args.compare_with, sizes, args.rounds, 20)
         return 0
     corpus = corpus_table(args.context_length, args.runs)
     synthetic = [] if args.skip_synthetic else synthetic_table([int(s) for s in args.sizes.split(",")], args.runs)
