@@ -30,8 +30,12 @@ Method:
   (``time.process_time``; the children's rusage for processes), with the load average
   before and after, since the machine is shared. ``--skip-synthetic`` times only the processes.
 
+* **Where the time goes** (``--phases N``): CPU time of each step of one forced compaction
+  of N synthetic messages, beside the least an exact token estimate must do (read every
+  content and tool-call length, nothing else).
+
 Usage: python benchmarks/bench_compress.py [--runs 7] [--context-length 32000] [--json]
-       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6]]
+       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6]] [--phases N]
 """
 
 from __future__ import annotations
@@ -157,6 +161,76 @@ def synthetic_table(sizes: list[int], runs: int) -> list[dict[str, Any]]:
         rows.append({"messages": len(messages), "chars": chars, "tokens": estimate_messages_tokens(messages),
                      "engine_ms": seconds * 1000, "us_per_message": seconds * 1e6 / len(messages), "runs": reps})
     return rows
+
+
+# -- where the time goes at one size -------------------------------------------------------------
+
+_PHASES = (("measure", "measure: one pass over every message (token estimates, earlier summaries)"),
+           ("plan", "plan: head, tail, pinned ask"),
+           ("_span_turns", "span: the turns to summarize, sliced"),
+           ("summary_turns", "summary input: select, prune, cap and redact ~120k chars"),
+           ("extract_ledger", "ledger: must-keep items of the newest 300k chars of the span"),
+           ("verify_summary", "verify: the summary against the ledger"),
+           ("_assemble", "assemble: head + summary + tail, pairs repaired"))
+
+
+def read_floor(messages: list[Message]) -> int:
+    """The least any exact token estimate must do: read every message's content length and
+    every tool call's argument and name lengths, nothing else (no list built, no checks)."""
+    chars = 0
+    for msg in messages:
+        content = msg.get("content")
+        if content is not None:
+            chars += len(content)
+        for call in msg.get("tool_calls") or ():
+            fn = call["function"]
+            chars += len(fn["arguments"]) + len(fn["name"])
+    return chars
+
+
+def phase_table(n: int, runs: int) -> list[tuple[str, float]]:
+    """Median CPU milliseconds of each step of a forced compaction of ``n`` synthetic
+    messages (stub summarizer), the rest of the engine, the whole, and :func:`read_floor`."""
+    import hermes_compressor.engine as engine_module
+
+    spent: dict[str, float] = {}
+    owners = {name: engine_module.CompressorEngine if name.startswith("_") else engine_module for name, _ in _PHASES}
+    saved = {name: owner.__dict__[name] for name, owner in owners.items()}
+
+    def timed(name: str, original: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.process_time() - started
+        return wrapper
+
+    for name, original in saved.items():
+        is_static = isinstance(original, staticmethod)
+        wrapper = timed(name, original.__func__ if is_static else original)
+        setattr(owners[name], name, staticmethod(wrapper) if is_static else wrapper)
+    messages = synthetic_session(n)
+    samples: dict[str, list[float]] = {}
+    try:
+        for _ in range(runs):
+            spent.clear()
+            engine = make_engine(128_000, StubSummarizer())
+            started = time.process_time()
+            engine.compress(messages, force=True)
+            whole = time.process_time() - started
+            spent["rest"], spent["whole"] = whole - sum(spent.values()), whole
+            started = time.process_time()
+            read_floor(messages)
+            spent["floor"] = time.process_time() - started
+            for key, value in spent.items():
+                samples.setdefault(key, []).append(value)
+    finally:
+        for name, original in saved.items():
+            setattr(owners[name], name, original)
+    labels = dict(_PHASES) | {"rest": "the rest (total, result, note)", "whole": "whole compaction",
+                              "floor": "floor: only reading every content and tool-call length"}
+    return [(labels[k], statistics.median(samples[k]) * 1000) for k in labels if k in samples]
 
 
 # -- side by side with another checkout -------------------------------------------------------
@@ -414,7 +488,18 @@ def main() -> int:
     parser.add_argument("--compare-with", metavar="DIR", type=Path,
                         help="another hermes-core checkout: time it and this one side by side, then stop")
     parser.add_argument("--rounds", type=int, default=6, help="rounds of the side-by-side run (one warm-up more)")
+    parser.add_argument("--phases", type=int, metavar="N",
+                        help="CPU time of each step of one forced compaction of N synthetic messages, then stop")
     args = parser.parse_args()
+    if args.phases:
+        from hermes_core.cli.output import table
+
+        load = os.getloadavg()
+        rows = phase_table(args.phases, args.runs)
+        print(f"forced compaction of {args.phases:,} synthetic messages at 128k, stub summarizer: median CPU ms of "
+              f"{args.runs} runs, load average {load[0]:.1f} -> {os.getloadavg()[0]:.1f}")
+        table([(label, f"{ms:.1f}") for label, ms in rows], ("STEP", "CPU MS"))
+        return 0
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 1
