@@ -25,12 +25,17 @@ Method:
   ``git worktree`` of the previous release): the synthetic sizes run in two worker
   processes, this code and DIR's, taking turns round by round (the first round is a
   warm-up), and ``hermes-core compact`` on one corpus file runs as a whole process the
-  same way (with cached bytecode, as installed code runs); medians of wall and CPU time
+  same way (with cached bytecode, as installed code runs), once with no config file and
+  once with the config.yaml README.md documents; medians of wall and CPU time
   (``time.process_time``; the children's rusage for processes), with the load average
-  before and after, since the machine is shared.
+  before and after, since the machine is shared. ``--skip-synthetic`` times only the processes.
+
+* **Where the time goes** (``--phases N``): CPU time of each step of one forced compaction
+  of N synthetic messages, beside the least an exact token estimate must do (read every
+  content and tool-call length, nothing else).
 
 Usage: python benchmarks/bench_compress.py [--runs 7] [--context-length 32000] [--json]
-       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6]]
+       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6]] [--phases N]
 """
 
 from __future__ import annotations
@@ -158,6 +163,76 @@ def synthetic_table(sizes: list[int], runs: int) -> list[dict[str, Any]]:
     return rows
 
 
+# -- where the time goes at one size -------------------------------------------------------------
+
+_PHASES = (("measure", "measure: one pass over every message (token estimates, earlier summaries)"),
+           ("plan", "plan: head, tail, pinned ask"),
+           ("_span_turns", "span: the turns to summarize, sliced"),
+           ("summary_turns", "summary input: select, prune, cap and redact ~120k chars"),
+           ("extract_ledger", "ledger: must-keep items of the newest 300k chars of the span"),
+           ("verify_summary", "verify: the summary against the ledger"),
+           ("_assemble", "assemble: head + summary + tail, pairs repaired"))
+
+
+def read_floor(messages: list[Message]) -> int:
+    """The least any exact token estimate must do: read every message's content length and
+    every tool call's argument and name lengths, nothing else (no list built, no checks)."""
+    chars = 0
+    for msg in messages:
+        content = msg.get("content")
+        if content is not None:
+            chars += len(content)
+        for call in msg.get("tool_calls") or ():
+            fn = call["function"]
+            chars += len(fn["arguments"]) + len(fn["name"])
+    return chars
+
+
+def phase_table(n: int, runs: int) -> list[tuple[str, float]]:
+    """Median CPU milliseconds of each step of a forced compaction of ``n`` synthetic
+    messages (stub summarizer), the rest of the engine, the whole, and :func:`read_floor`."""
+    import hermes_compressor.engine as engine_module
+
+    spent: dict[str, float] = {}
+    owners = {name: engine_module.CompressorEngine if name.startswith("_") else engine_module for name, _ in _PHASES}
+    saved = {name: owner.__dict__[name] for name, owner in owners.items()}
+
+    def timed(name: str, original: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.process_time() - started
+        return wrapper
+
+    for name, original in saved.items():
+        is_static = isinstance(original, staticmethod)
+        wrapper = timed(name, original.__func__ if is_static else original)
+        setattr(owners[name], name, staticmethod(wrapper) if is_static else wrapper)
+    messages = synthetic_session(n)
+    samples: dict[str, list[float]] = {}
+    try:
+        for _ in range(runs):
+            spent.clear()
+            engine = make_engine(128_000, StubSummarizer())
+            started = time.process_time()
+            engine.compress(messages, force=True)
+            whole = time.process_time() - started
+            spent["rest"], spent["whole"] = whole - sum(spent.values()), whole
+            started = time.process_time()
+            read_floor(messages)
+            spent["floor"] = time.process_time() - started
+            for key, value in spent.items():
+                samples.setdefault(key, []).append(value)
+    finally:
+        for name, original in saved.items():
+            setattr(owners[name], name, original)
+    labels = dict(_PHASES) | {"rest": "the rest (total, result, note)", "whole": "whole compaction",
+                              "floor": "floor: only reading every content and tool-call length"}
+    return [(labels[k], statistics.median(samples[k]) * 1000) for k in labels if k in samples]
+
+
 # -- side by side with another checkout -------------------------------------------------------
 
 _WORKER = """
@@ -214,9 +289,18 @@ def compare_synthetic(other: Path, sizes: list[int], rounds: int) -> list[dict[s
     return [{"messages": n, **_medians(samples[n])} for n in sizes]
 
 
-def compare_process(other: Path, transcript: Path, runs: int) -> dict[str, dict[str, float]]:
-    """``hermes-core compact FILE`` as a whole process, this checkout and ``other``, taking turns."""
+def documented_config() -> str:
+    """The config.yaml README.md documents (every key at its default): a typical user's file."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    return readme.split("## Configuration", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def compare_process(other: Path, transcript: Path, runs: int, config: str | None = None) -> dict[str, dict[str, float]]:
+    """``hermes-core compact FILE`` as a whole process, this checkout and ``other``, taking
+    turns; with ``config`` as ``$HERMES_HOME/config.yaml`` when given."""
     home = Path(tempfile.mkdtemp(prefix="bench-compact-home-"))
+    if config is not None:
+        (home / "config.yaml").write_text(config, encoding="utf-8")
     # as installed code runs: with cached bytecode (the warm-up round writes it), else every
     # run would spend most of its time compiling sources
     envs = {name: {k: v for k, v in _env_for(root).items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -238,9 +322,10 @@ def print_comparison(other: Path, sizes: list[int], rounds: int, process_runs: i
     from hermes_core.cli.output import table
 
     load = os.getloadavg()
-    synthetic = compare_synthetic(other, sizes, rounds)
+    synthetic = compare_synthetic(other, sizes, rounds) if sizes else []
     transcript = sorted(CORPUS.glob("*.json"))[0]
-    process = compare_process(other, transcript, process_runs)
+    processes = {"no config file": compare_process(other, transcript, process_runs),
+                 "README's config.yaml": compare_process(other, transcript, process_runs, documented_config())}
     after = os.getloadavg()
     print(f"side by side with {other} (old) — load average {load[0]:.1f} before, {after[0]:.1f} after")
     table([(r["messages"], f"{r['old']['wall_ms']:.1f}", f"{r['new']['wall_ms']:.1f}",
@@ -249,10 +334,11 @@ def print_comparison(other: Path, sizes: list[int], rounds: int, process_runs: i
             f"{r['old']['cpu_ms'] / r['new']['cpu_ms']:.2f}x", f"{r['new']['cpu_ms'] * 1000 / r['messages']:.2f}",
             r["new"]["samples"]) for r in synthetic],
           ("MESSAGES", "OLD MS", "NEW MS", "WALL", "OLD CPU MS", "NEW CPU MS", "CPU", "NEW CPU US/MSG", "SAMPLES"))
-    o, n = process["old"], process["new"]
-    print(f"\nhermes-core compact {transcript.name}, whole process, median of {n['samples']}: "
-          f"wall {o['wall_ms']:.0f} -> {n['wall_ms']:.0f} ms ({o['wall_ms'] / n['wall_ms']:.2f}x), "
-          f"CPU {o['cpu_ms']:.0f} -> {n['cpu_ms']:.0f} ms ({o['cpu_ms'] / n['cpu_ms']:.2f}x)")
+    for label, process in processes.items():
+        o, n = process["old"], process["new"]
+        print(f"\nhermes-core compact {transcript.name}, whole process, {label}, median of {n['samples']}: "
+              f"wall {o['wall_ms']:.0f} -> {n['wall_ms']:.0f} ms ({o['wall_ms'] / n['wall_ms']:.2f}x), "
+              f"CPU {o['cpu_ms']:.0f} -> {n['cpu_ms']:.0f} ms ({o['cpu_ms'] / n['cpu_ms']:.2f}x)")
 
 
 # -- summary recall against Claude Code's reference summaries --------------------------------
@@ -402,12 +488,24 @@ def main() -> int:
     parser.add_argument("--compare-with", metavar="DIR", type=Path,
                         help="another hermes-core checkout: time it and this one side by side, then stop")
     parser.add_argument("--rounds", type=int, default=6, help="rounds of the side-by-side run (one warm-up more)")
+    parser.add_argument("--phases", type=int, metavar="N",
+                        help="CPU time of each step of one forced compaction of N synthetic messages, then stop")
     args = parser.parse_args()
+    if args.phases:
+        from hermes_core.cli.output import table
+
+        load = os.getloadavg()
+        rows = phase_table(args.phases, args.runs)
+        print(f"forced compaction of {args.phases:,} synthetic messages at 128k, stub summarizer: median CPU ms of "
+              f"{args.runs} runs, load average {load[0]:.1f} -> {os.getloadavg()[0]:.1f}")
+        table([(label, f"{ms:.1f}") for label, ms in rows], ("STEP", "CPU MS"))
+        return 0
     if not CORPUS.is_dir():
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 1
     if args.compare_with:
-        print_comparison(args.compare_with, [int(s) for s in args.sizes.split(",")], args.rounds, 20)
+        sizes = [] if args.skip_synthetic else [int(s) for s in args.sizes.split(",")]
+        print_comparison(args.compare_with, sizes, args.rounds, 20)
         return 0
     corpus = corpus_table(args.context_length, args.runs)
     synthetic = [] if args.skip_synthetic else synthetic_table([int(s) for s in args.sizes.split(",")], args.runs)

@@ -527,8 +527,9 @@ def build_host(
     ``overrides`` are dotted keys applied on top (``{"context.engine": "lcm"}``), also
     after a migration re-read the file. ``save_migrations=False`` (read-only commands)
     applies them in memory only and never writes. ``plain_defaults=True`` (short commands)
-    skips pydantic while there is nothing to validate: no config file or an empty one, and
-    only overrides that are valid by construction (:mod:`hermes_core.config.plain`).
+    skips pydantic while nothing needs the models: no config file, or one with only known keys
+    and plainly valid values, and only overrides that are valid by construction
+    (:mod:`hermes_core.config.plain`).
     """
     from hermes_core.config.paths import config_path as default_config_path
 
@@ -539,7 +540,7 @@ def build_host(
     plain = plain_config(path) if config is None and plain_defaults else None
     if plain is not None:
         config, source = cast("HermesConfig", plain), str(path)  # it reads like one (PlainConfig)
-        raw = {} if config_path is None else None
+        raw = plain.raw if config_path is None else None  # the plugins' migrations read the file's mapping
     if config is None:
         from hermes_core.config.models import load_config
 

@@ -55,7 +55,8 @@ _SEP_CHARS = r"\s\"'`()<>\[\]{},;|=*"
 # Speed: the regex engine skips ahead fast only to a pattern's first character class, so
 # both start with the character before the token (a separator; not a letter, digit or ':')
 # instead of a look-behind: group 1 is the token, and the text is searched with a space in front.
-_TOKEN_RE = re.compile(rf"[{_SEP_CHARS}]([^{_SEP_CHARS}./:]{{0,400}}[./:][^{_SEP_CHARS}]{{0,400}})")
+# The word before the '.', '/' or ':' is read possessively: a shorter run cannot end at one either.
+_TOKEN_RE = re.compile(rf"[{_SEP_CHARS}]([^{_SEP_CHARS}./:]{{0,400}}+[./:][^{_SEP_CHARS}]{{0,400}})")
 _HASH_RE = re.compile(r"[^0-9A-Za-z:]([0-9a-f]{7,40})(?![0-9A-Za-z:])")
 _URL_RE = re.compile(r"https?://[^\s<>\"'`)\]]{3,300}")
 _HEX = frozenset("0123456789abcdef")
@@ -73,8 +74,9 @@ _REQUEST_RE = re.compile(r"\b(?:please|can you|could you|would you|don't forget|
 _UPDATE_RE = re.compile(r"\b(?:update:|updated|correction|changed to|is now|are now|from now on|from here on|"
                         r"no longer|instead of)\b", re.I)
 # An error the user or assistant quotes (an error code or failure word up to the line's end).
-_QUOTED_ERROR_RE = re.compile(r"(?:\b[A-Z][A-Z0-9]*_?ERR[A-Z0-9_]*|\bERR_[A-Z0-9_]+|\b[A-Z]\w*(?:Error|Exception))"
-                              r"\b[^\n]{0,200}")
+# Speed: it starts with its capital letter (a word start, checked behind it), so the scan skips ahead.
+_QUOTED_ERROR_RE = re.compile(r"[A-Z](?<!\w[A-Z])"
+                              r"(?:[A-Z0-9]*_?ERR[A-Z0-9_]*|(?<=E)RR_[A-Z0-9_]+|\w*(?:Error|Exception))\b[^\n]{0,200}")
 # 5-20 digits, not inside a word or a dotted number ("is 633650." ends a sentence); the lookbehind after the
 # first digit lets the scan skip non-digits fast
 _LONG_NUMBER_RE = re.compile(r"\d(?<![\w.\-]\d)\d{4,19}(?!\w|\.\d)")
@@ -203,7 +205,7 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
 
     errors: dict[str, str] = {}  # tool name -> its last error line; a later clean result resolves it
     names: dict[str, str] = {}
-    for msg in _newest_within(list(turns), SPAN_SCAN_CHARS):
+    for msg in _newest_within(turns if isinstance(turns, list) else list(turns), SPAN_SCAN_CHARS):
         role = msg.get("role")
         text = text_of(msg.get("content"))
         if role == "user":
