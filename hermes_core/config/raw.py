@@ -30,11 +30,15 @@ def load_raw_config(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
-    from hermes_core.config.simple_yaml import parse_simple_yaml
+    import yaml  # only when there is a file to parse: keeps `hermes-core plugins` quick
 
-    data: Any = parse_simple_yaml(text)  # the plain key: value shape, without importing PyYAML
-    if data is None:
-        data = _load_yaml(path, text)
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}{where}: not valid YAML: {problem}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -44,18 +48,6 @@ def load_raw_config(path: Path) -> dict[str, Any]:
     if depth_exceeds(data, MAX_JSON_DEPTH):
         raise ConfigError(f"{path}: nested deeper than {MAX_JSON_DEPTH} levels; config is a few levels deep")
     return data
-
-
-def _load_yaml(path: Path, text: str) -> Any:
-    import yaml  # only for files outside the simple shape: keeps `hermes-core compact` quick
-
-    try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}{where}: not valid YAML: {problem}") from None
 
 
 def env_flag(name: str) -> bool:
