@@ -32,13 +32,21 @@ from hermes_compressor.constants import (
 from hermes_compressor.measure import measure
 from hermes_compressor.prepare import cap_text, summary_turns
 from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
-from hermes_compressor.summary_message import place_summary, split_summary, summary_block, with_system_note
+from hermes_compressor.summary_message import (
+    is_summary,
+    merge_into,
+    place_summary,
+    split_summary,
+    summary_block,
+    with_system_note,
+)
+from hermes_compressor.summary_shrink import shrink_summary
 from hermes_core import CompactionResult, ContextEngine, PluginContext
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
 from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
 from hermes_core.text.redact import redact
-from hermes_core.text.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.text.tokens import CHARS_PER_TOKEN, content_chars, estimate_message_tokens, estimate_messages_tokens
 
 log = logging.getLogger("hermes_compressor")
 
@@ -251,6 +259,9 @@ class CompressorEngine(ContextEngine):
         limit = max(TRIM_MIN_CHARS, min(TRIM_MAX_CHARS, self.threshold_tokens))  # small windows cut deeper
         trimmed = [m if i == user or (i == 0 and m.get("role") == "system")
                    else _cut_long(prune_message(m, tools), limit) for i, m in enumerate(messages)]
+        carriers = [i for i, m in enumerate(messages) if i != user and is_summary(m)]
+        if carriers:
+            trimmed = self._shrink_summaries(messages, trimmed, carriers, tools, limit)
         after = sum(estimate_message_tokens(m) for m in trimmed)
         if after >= total:
             self.last_compaction_note = f"{why}, and nothing else can be cut: nothing was changed"
@@ -263,6 +274,31 @@ class CompressorEngine(ContextEngine):
         if after >= self.threshold_tokens:
             self.last_compaction_note += f", still over the {self.threshold_tokens}-token threshold"
         return trimmed
+
+    def _shrink_summaries(self, messages: list[Message], trimmed: list[Message], carriers: list[int],
+                          tools: dict[str, str], limit: int) -> list[Message]:
+        """``trimmed`` with each summary message rebuilt instead of cut blindly: the summary is
+        shrunk by priority (:func:`shrink_summary`) to the room the other trimmed messages leave
+        under the threshold (less a tail budget for the turns to come) and within half the window's
+        summary ceiling, but never below the size the blind cut left, so the window holds as well
+        as before; a merged neighbour's own text is cut like any message."""
+        others = sum(estimate_message_tokens(m) for i, m in enumerate(trimmed) if i not in carriers)
+        # what is left under the threshold less one tail's worth: the next turns need room too, or
+        # every turn trims again and automatic compaction pauses as ineffective
+        room = (self.threshold_tokens - self.tail_token_budget - others) * CHARS_PER_TOKEN // len(carriers)
+        # at most half the window's summary ceiling: keeping more made the next turns compact again
+        # (corpus at 16k: 215 compactions with the whole ceiling, 194 with half, 186 with the blind cut)
+        ceiling = self.max_summary_tokens * CHARS_PER_TOKEN // 2
+        out = list(trimmed)
+        for i in carriers:
+            body, remainder = split_summary(messages[i])
+            own = _cut_long(prune_message(remainder, tools), limit) if remainder is not None else None
+            own_chars = content_chars(own.get("content"))[0] if own is not None else 0
+            floor = max(TRIM_MIN_CHARS, limit - len(summary_block("")))  # the blind cut's size
+            fits = min(room - len(summary_block("")) - own_chars - 100, ceiling)
+            block = summary_block(shrink_summary(body, max(floor, fits)))
+            out[i] = {**messages[i], "content": block} if own is None else merge_into(own, block)
+        return out
 
     @staticmethod
     def _span_turns(messages: list[Message], split: Plan, carriers: list[int]) -> tuple[str | None, list[Message]]:
