@@ -224,7 +224,9 @@ class CompressorEngine(ContextEngine):
         if outcome is None:
             return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
-        ledger = extract_ledger(turns, previous or "") if self.verify_summaries else []
+        # kept tool outputs that are pruned to one line lose their identifiers as surely as the span does
+        ledger = extract_ledger([*self._pruned_outputs(messages, tokens, split), *turns], previous or "") \
+            if self.verify_summaries else []
         # The earlier anchor index keeps its room (within the summary ceiling): re-compaction cannot squeeze it out.
         room = int(request.budget_tokens * 4 * ANCHOR_SHARE)
         if previous:
@@ -274,6 +276,13 @@ class CompressorEngine(ContextEngine):
         if after >= self.threshold_tokens:
             self.last_compaction_note += f", still over the {self.threshold_tokens}-token threshold"
         return trimmed
+
+    def _pruned_outputs(self, messages: list[Message], tokens: list[int], split: Plan) -> list[Message]:
+        """The kept tool outputs :meth:`_assemble` will prune to a description (the head's, and
+        the tail's outside its raw budget), for the ledger: their identifiers must survive too."""
+        tail = range(split.cut, self._prune_boundary(tokens, split.cut))
+        return [m for i in (*range(1 if messages[0].get("role") == "system" else 0, split.head_end), *tail)
+                if (m := messages[i]).get("role") == "tool" and prune_message(m, {}) is not m]
 
     def _shrink_summaries(self, messages: list[Message], trimmed: list[Message], carriers: list[int],
                           tools: dict[str, str], limit: int) -> list[Message]:

@@ -3,11 +3,12 @@
 When the list must be trimmed and it already carries a summary, cutting that summary
 blindly to its head and tail loses its sections, the user's asks in the middle and, in
 small windows, even the prefix that marks it as a summary. Instead its lines are dropped
-by priority: tool patterns and finished steps first, then the anchor index's weaker items
-(its newest-first lists lose their oldest), decisions, files and identifiers, and the
-user's asks and constraints last (clipped before they are dropped). Every section heading
-stays, and one closing line says what was cut. Only when headings alone do not fit is the
-text cut, with a marker. Works on any markdown summary (``## `` sections); sections it does
+by priority: tool patterns and finished steps first, then decisions and the anchor index's
+weaker items, then context and files, then the anchor index's identifiers (its
+newest-first lists lose their oldest first) and errors, and the user's asks and
+constraints last (clipped before they are dropped). Every section heading stays, and one
+closing line says what was cut. Only when headings alone do not fit is the text cut, with
+a marker. Works on any markdown summary (``## `` sections); sections it does
 not know are treated like files and identifiers.
 """
 
@@ -21,8 +22,8 @@ from hermes_core.text.ledger import ANCHOR_HEADING
 SECTION_TIERS = {
     "Tools & Patterns": 0,
     "Resolved Questions": 1,
-    "Key Decisions": 3,
-    "Remaining Work": 3,
+    "Key Decisions": 2,
+    "Remaining Work": 2,
     "Critical Context": 4,
     "Relevant Files": 4,
     "Progress (Done / In Progress / Blocked)": 5,
@@ -31,8 +32,9 @@ SECTION_TIERS = {
     "Goal": 9,
 }
 DEFAULT_TIER = 4
-#: Anchor index lines by kind (see hermes_core.text.ledger.KINDS).
-ANCHOR_TIERS = {"said": 2, "finding": 2, "decision": 3, "identifier": 4, "file": 4, "error": 6, "ask": 8,
+#: Anchor index lines by kind (see hermes_core.text.ledger.KINDS): its identifiers are the
+#: densest carriers of what a continuing assistant cannot re-derive, so they go after files.
+ANCHOR_TIERS = {"said": 2, "finding": 2, "decision": 2, "identifier": 5, "file": 5, "error": 6, "ask": 8,
                 "constraint": 8}
 DONE_TIER = 1  # a finished step ("Done: ...") of the progress section
 CLIP_CHARS = 240  # asks, constraints and the goal are clipped to this before any is dropped
