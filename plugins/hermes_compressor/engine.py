@@ -28,6 +28,7 @@ from hermes_compressor.constants import (
     SUMMARY_TOKENS_CEILING,
     TRIM_MAX_CHARS,
     TRIM_MIN_CHARS,
+    TRIM_SUMMARY_SHARE,
 )
 from hermes_compressor.measure import measure
 from hermes_compressor.prepare import cap_text, summary_turns
@@ -288,23 +289,22 @@ class CompressorEngine(ContextEngine):
                           tools: dict[str, str], limit: int) -> list[Message]:
         """``trimmed`` with each summary message rebuilt instead of cut blindly: the summary is
         shrunk by priority (:func:`shrink_summary`) to the room the other trimmed messages leave
-        under the threshold (less a tail budget for the turns to come) and within half the window's
-        summary ceiling, but never below the size the blind cut left, so the window holds as well
-        as before; a merged neighbour's own text is cut like any message."""
+        under half the threshold (within a share of the window), but never below the size the
+        blind cut left, so the window holds as well as before; a merged neighbour's own text is
+        cut like any message."""
         others = sum(estimate_message_tokens(m) for i, m in enumerate(trimmed) if i not in carriers)
-        # what is left under the threshold less one tail's worth: the next turns need room too, or
-        # every turn trims again and automatic compaction pauses as ineffective
-        room = (self.threshold_tokens - self.tail_token_budget - others) * CHARS_PER_TOKEN // len(carriers)
-        # at most half the window's summary ceiling: keeping more made the next turns compact again
-        # (corpus at 16k: 215 compactions with the whole ceiling, 194 with half, 186 with the blind cut)
-        ceiling = self.max_summary_tokens * CHARS_PER_TOKEN // 2
+        # the trimmed list lands at most at half the threshold, where a summarizing compaction aims,
+        # and the summary keeps at most TRIM_SUMMARY_SHARE of the window (corpus replays at 16k:
+        # 186 compactions with the blind cut, 216 with this cap, 234 without one)
+        room = min((self.threshold_tokens // 2 - others) * CHARS_PER_TOKEN,
+                   int(self.context_length * TRIM_SUMMARY_SHARE) * CHARS_PER_TOKEN) // len(carriers)
         out = list(trimmed)
         for i in carriers:
             body, remainder = split_summary(messages[i])
             own = _cut_long(prune_message(remainder, tools), limit) if remainder is not None else None
             own_chars = content_chars(own.get("content"))[0] if own is not None else 0
             floor = max(TRIM_MIN_CHARS, limit - len(summary_block("")))  # the blind cut's size
-            fits = min(room - len(summary_block("")) - own_chars - 100, ceiling)
+            fits = room - len(summary_block("")) - own_chars - 100
             block = summary_block(shrink_summary(body, max(floor, fits)))
             out[i] = {**messages[i], "content": block} if own is None else merge_into(own, block)
         return out
