@@ -143,10 +143,10 @@ def generate(seed: int, target_tokens: int, facts_per_class: int = 14) -> Sessio
         messages.append({"role": "assistant", "content": "Working on it.", "tool_calls": group,
                          "reasoning_content": _filler(rng, 30)})
         tool_facts = [t for _, w, _, t in due if w == "tool"]
-        for c in group:
+        for n, c in enumerate(group, start=1):
             body = _log(rng, rng.randrange(20, 120))
-            if tool_facts:
-                body += "\n" + tool_facts.pop()
+            if tool_facts:  # one per output; the last output takes any left over (none is lost)
+                body += "\n" + "\n".join(tool_facts.pop() for _ in range(1 if n < len(group) else len(tool_facts)))
             if turn % 29 == 0:
                 body += "\n" + INJECTION
             messages.append({"role": "tool", "tool_call_id": c["id"], "content": body})

@@ -42,11 +42,13 @@ KINDS = ("ask", "constraint", "error", "file", "identifier", "decision", "findin
 #: message with no request in it (one holding a number or an identifier), only if room is left.
 KIND_SHARES = {"ask": 0.22, "constraint": 0.15, "error": 0.08, "file": 0.1, "identifier": 0.3, "decision": 0.05,
                "finding": 0.1, "said": 0.0}
+_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
 ANCHOR_HEADING = "## Anchor Index (verbatim items the summary above did not carry)"
 
 SCAN_CHARS = 8_000  # of each message (its start), so the cost stays bounded per message...
 SPAN_SCAN_CHARS = 300_000  # ...and per span: turns are read newest first until this much was read
 ASK_MATCH_CHARS = 80  # a sentence counts as present when its first 80 (normalized) chars are
+SHORT_MESSAGE_CHARS = 300  # a user message this short with no request cue is an instruction of its own
 
 # Candidate identifiers are whole tokens: one linear scan, then cheap string tests per token.
 _SEP_CHARS = r"\s\"'`()<>\[\]{},;|=*"
@@ -196,12 +198,13 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
     ``previous_summary`` (an earlier summary being folded in) contributes its identifiers
     and its anchor index, so repeated compactions keep what earlier ones anchored.
     """
-    items: dict[str, str] = {}  # text -> kind: a text is one item, of the kind it was first found as
+    items: dict[str, str] = {}  # text -> kind: a text is one item, of its most important kind (KINDS order)
 
     def add(kind: str, text: str) -> None:
         text = text.strip()
         if text:
-            items[text] = items.pop(text, kind)
+            known = items.pop(text, kind)
+            items[text] = known if _RANK[known] <= _RANK[kind] else kind
 
     errors: dict[str, str] = {}  # tool name -> its last error line; a later clean result resolves it
     names: dict[str, str] = {}
@@ -214,8 +217,11 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
                 requests = _sentences(ask, _REQUEST_RE)
                 for sentence in requests:
                     add("ask", sentence)
-                if not requests:
-                    for sentence in _sentences(ask, _INFORMATIVE_RE):
+                if not requests:  # its informative sentences; a short message ("add a pause button") whole
+                    said = _sentences(ask, _INFORMATIVE_RE)
+                    if not said and 12 <= len(ask) <= SHORT_MESSAGE_CHARS:
+                        said = [_clip(ask, SHORT_MESSAGE_CHARS)]
+                    for sentence in said:
                         add("said", sentence)
                 for sentence in _sentences(ask, _CONSTRAINT_RE) + _sentences(ask, _UPDATE_RE):
                     add("constraint", sentence)

@@ -25,6 +25,9 @@ MIN_TAIL_MESSAGES = 3
 # Last resort when a summary cannot shrink the list: texts longer than the threshold's
 # token count in characters (within these bounds) are cut to their head and tail.
 TRIM_MAX_CHARS, TRIM_MIN_CHARS = 2_000, 200
+# A summary in a list that must be trimmed keeps at most this share of the window: more and
+# small windows compact again turn after turn; less and a late trim loses most of the summary.
+TRIM_SUMMARY_SHARE = 0.10
 FAILURE_COOLDOWN_SECONDS = 600.0
 INEFFECTIVE_LIMIT = 2  # automatic compaction stops after this many ineffective passes
 

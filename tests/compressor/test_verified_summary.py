@@ -65,6 +65,18 @@ def test_ledger_keeps_findings_and_informative_sentences_only() -> None:
     assert said == ["The account number is 633650."]  # the filler sentence is not an item
 
 
+def test_a_short_instruction_is_kept_and_a_constraint_stays_a_constraint() -> None:
+    """A short message with no request cue ("add smooth transitions") is an instruction of its
+    own; a sentence that is both informative and a constraint is ranked as the constraint."""
+    ledger = extract_ledger([
+        {"role": "user", "content": "add smooth transitions between states"},
+        {"role": "user", "content": "Constraint: never deploy without ticket OPS-41234 approved."},
+    ])
+    found = {(item.kind, item.text) for item in ledger}
+    assert ("said", "add smooth transitions between states") in found
+    assert ("constraint", "Constraint: never deploy without ticket OPS-41234 approved.") in found
+
+
 def test_complete_summary_gets_no_index() -> None:
     ledger = extract_ledger(SPAN[:1])
     summary = "## Goal\n- " + SPAN[0]["content"]
@@ -125,3 +137,18 @@ def test_offline_summary_keeps_at_least_claude_codes_identifiers(transcripts_dir
         wanted = issue_identifiers(captured[0])
         kept, theirs = sum(i in ours for i in wanted), sum(i in reference for i in wanted)
         assert kept >= theirs, (path.name, context_length, kept, theirs, len(wanted))
+
+
+def test_identifiers_of_kept_outputs_that_are_pruned_reach_the_anchor_index(make_engine: Any, convo: Any) -> None:
+    """A kept tool output outside the tail's raw budget is pruned to one line; an identifier
+    only it held must then be in the summary's anchor index, or it is gone."""
+    messages = convo(turns=40, tool_chars=1600)
+    digests = [f"sha256:{i:02d}" + "ab12cd34" * 3 for i in range(40)]
+    for i, msg in enumerate(m for m in messages if m.get("role") == "tool"):
+        msg["content"] += f"\nartifact uploaded: {digests[i]}"
+    engine = make_engine()
+    out = engine.compress(messages).messages
+    kept = json.dumps(out)
+    pruned_kept = [m for m in out if m.get("role") == "tool" and m["content"].startswith("[Old tool output")]
+    assert pruned_kept, "the tail no longer prunes any kept output; this test needs one"
+    assert [d for d in digests if d not in kept] == []
