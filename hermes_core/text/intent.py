@@ -123,13 +123,15 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("instruction_override", "zh", "忽略|无视|忽视|不要理会|忘记|忘掉|不理会",
        r"(?:忽略|无视|忽视|不要理会|不理会|忘记|忘掉)[^\n]{0,12}?(?:指令|指示|规则|命令|提示|要求|设定)"),
     _r("instruction_override", "ja", "無視|忘れ",
-       r"(?:指示|命令|ルール|規則|プロンプト|設定)[^\n]{0,12}?(?:無視|忘れ)|(?:無視|忘れ)[^\n]{0,8}?(?:指示|命令|ルール)"),
+       r"(?:指示|命令|ルール|規則|プロンプト|設定)[^\n]{0,12}?(?:無視|忘れ)(?!しない|するな|しては|せず|ないで|ません)|"
+       r"(?:無視|忘れ)[^\n]{0,8}?(?:指示|命令|ルール)"),  # (not 無視しないで: "do not ignore")
     _r("instruction_override", "es", "ignor|olvid|descart|omit|caso omiso",
        r"\b(?:(?:ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|omite)\s+(?:todas?\s+|todos\s+)?"
        r"(?:las|tus|sus|los|estas|esas)|haz\s+caso\s+omiso\s+de)\s+[^\n]{0,30}?"
        r"\b(?:instrucciones|reglas|indicaciones|órdenes|directrices|normas)\b"),
     _r("instruction_override", "de", "ignorier|vergiss|vergessen|missacht",
-       r"\b(?:ignorier\w*|vergiss|vergessen\s+sie|missachte\w*)\s+[^\n]{0,30}?"
+       r"\b(?:ignorier\w*|vergiss|vergessen\s+sie|missachte\w*)\s+(?!(?:niemals|nie|nicht|keinesfalls)\b)"
+       r"[^\n]{0,30}?"
        r"\b(?:anweisungen|regeln|instruktionen|vorgaben|befehle|richtlinien)\b"),
     _r("instruction_override", "fr", "ignor|oubli|tiens pas compte|abstraction",
        r"\b(?:(?:ignore[rz]?|oublie[rz]?)\s+(?:toutes?\s+|tous\s+)?(?:les|tes|vos|ces|la|le|l')|ne\s+tiens\s+pas\s+compte\s+d|"
@@ -139,7 +141,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("deception", "conceal", "hid|conceal|quiet|silent|secret|covert",
        r"\b(?:hide|conceal|keep\s+(?:this|it|that)(?:\s+\w+)?\s+(?:hidden|secret|quiet)|quietly|silently|secretly|"
        r"covertly)\b[^\n]{0,60}?(?:\bfrom\s+(?:the\s+)?(?:user|developer|owner|operator|human|reviewer|team)|"
-       r"\bcommit\s+message|\bsummary|\bchat\s+output|\bthe\s+user)", negatable=False),
+       r"\bcommit\s+message|(?<![</])\bsummary|\bchat\s+output|\bthe\s+user)", negatable=False),  # not <summary>
     _r("deception", "no_mention", "not|never|n't",
        r"\b(?:do\s+not|don't|dont|never)\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
        r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|in\s+your\s+summary|anyone)\b", negatable=False),
@@ -171,7 +173,9 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           "shadow|passwd|keychain|history|.env|private key", _SHOW,
           _SECRET_PATHS[3:-1], 50, object_not_after=r"(?:to\s`?|>\s?)$"),
     _pair("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
-          _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)", 55),
+          # (not a value piped into the next command: ``echo "$DEPLOY_KEY" | base64 -d > key`` prints nothing)
+          _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)"
+          r"(?![\w}]*[\"'}]?\s*\|(?!\|))", 55),
     _r("credential_access", "search_secrets", "grep|find|search|rg ",
        r"\b(?:grep|rg|find|search)\b[^\n]{0,30}?\b(?:password|passwd|secret|token|api_key)\b[^\n]{0,40}?"
        r"(?:~/|\$home|/etc/|/home/)"),
