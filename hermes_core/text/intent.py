@@ -210,7 +210,9 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # -- prompt leak -------------------------------------------------------------------------------
     _pair("prompt_leak", "show_prompt", "prompt|instruction|told|system message|text",
           r"\b(?:paste|print|show|output|reveal|repeat|quote|write|dump|display|summari[sz]e|translate|tell\s+me|"
-          r"give\s+me|copy|spell|encode|rot13|see|what|return|render|seriali[sz]e|export|recite|restate|list)\b",
+          r"give\s+me|copy|spell|encode|rot13|see|what|return|render|seriali[sz]e|export|recite|restate|list|"
+          r"disclose|reproduce|convert|transcribe|type\s+out|read\s+out|leak|expose|share|send\s+me|hand\s+over|"
+          r"(?:respond|reply|answer)\s+(?:only\s+)?with)\b",
           r"\bsystem\s+(?:prompt|message|instructions)|\bhidden\s+instructions|"
           r"\b(?:one|message)\s+whose\s+role\s+is\s+[\"'`]?system\b|\bmessages\s+array\b|"
           # the model's own instructions, however named
@@ -225,7 +227,14 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           r"(?:instructions|prompt|directives)|\bthe\s+(?:original|initial|starting|hidden|secret)\s+"
           r"(?:instructions|prompt|directives)|\binstructions\s+you\s+(?:were|have\s+been)\s+given|"
           r"\btext\s+you\s+were\s+given|\btext\s+that\s+came\s+before|\bwhat\s+you\s+were\s+told|"
-          r"\byour\s+(?:prompt|instructions)\b|\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b", 80),
+          r"\byour\s+(?:prompt|instructions)\b|\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b|"
+          # "your full operating instructions", "its boot instructions", "every rule you were configured with"
+          r"\byour\s+(?:[\w-]+\s+){1,2}(?:instructions|prompt|directives)\b|"
+          r"\bits\s+(?:boot|startup|system|initial|hidden|secret|original|own)\s+(?:instructions|prompt|orders|rules)\b|"
+          r"\b(?:instructions?|prompt|rules?|directives?|guidelines|text)\s+(?:that\s+)?you\s+(?:were|are|have\s+been)\s+"
+          r"(?:\w+\s+)?(?:configured|initiali[sz]ed|running|set\s+up|loaded|started|booted|programmed|operating)\b|"
+          r"\bhidden\s+(?:message|text|prompt)\b|\bpreamble\s+(?:that|which)\s+precedes\b|"
+          r"\b(?:message|text|turn)\s+(?:marked|labell?ed|tagged)\s+(?:as\s+)?[\"'`]?system\b", 80),
     _r("prompt_leak", "hidden_context", "beginning|start|prompt|instruct|programmed|configured|verbatim|word for word",
        r"\b(?:instructions|text|message|prompt|words)\s+(?:\w+\s+){0,2}?(?:at|from)\s+the\s+(?:very\s+)?(?:beginning|start)"
        r"\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|context)"
@@ -238,9 +247,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"(?:instructions|prompt|rules|guidelines)\b"),
     # what the model received before the user spoke, asked for as text
     _r("prompt_leak", "before_first_message", "before",
-       r"\b(?:text|anything|everything|what|words)\b[^\n]{0,40}?\b(?:came|comes|(?:were|was)\s+(?:you\s+)?given|(?:did\s+)?you\s+"
+       r"\b(?:text|anything|everything|what|words)\b[^\n]{0,40}?\b(?:came|comes|appears?|appeared|(?:is|was)\s+written|"
+       r"(?:were|was)\s+(?:you\s+)?given|(?:did\s+)?you\s+"
        r"(?:receive|received|get|got|see|saw|read))\s+(?:\w+\s+)?before\s+(?:this|my|the\s+user'?s?|our)\s+(?:first\s+|very\s+first\s+)?"
-       r"(?:message|question|turn|reply)"),
+       r"(?:message|question|turn|reply)"
+       r"|\bwhat\s+(?:text|words|message)\s+(?:came|comes|was|is|appears?)\s+(?:written\s+)?(?:before|above)\b"),
     # rules quoted back "exactly as written", and "your prompt ... paste it back to me"
     _r("prompt_leak", "as_written", "written|verbatim|word for word|back to me",
        r"\byour\s+(?:\w+\s+)?(?:guidelines|rules|directives|instructions|prompt)\b[^\n]{0,40}?\bexactly\s+as\s+"
@@ -252,15 +263,24 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"[\"'\u201c](?:my|the)\s+(?:\w+\s+){0,2}?(?:instructions|rules|directives|system\s+prompt|prompt)\b"
        r"[^\"'\u201d\n]{0,60}?(?:\b(?:are|is|say|says|were)\b\s*:?|:)\s*(?:\.{3}|…)?\s*$"
        r"|[\"'\u201c][^\"'\u201d\n]{0,60}?\bi\s+(?:was|am|have\s+been)\s+(?:given|told|instructed|configured|asked)\b"
-       r"[^\"'\u201d\n]{0,40}?$"),
+       r"[^\"'\u201d\n]{0,40}?$"
+       r"|[\"'\u201c](?:my|the|your)\s+(?:\w+\s+){0,2}?(?:instructions|rules|directives|system\s+prompt|prompt)\b"
+       r"[^\"'\u201d\n]{0,40}?(?:_{2,}|\.{3}|…|\[blank\])"),
+    _r("prompt_leak", "forbidden_to_tell", "allowed|supposed|permitted",
+       r"\b(?:instructions|rules|prompt|directives|secrets)\s+(?:that\s+)?you\s+(?:are\s+not|aren't|were\s+not|weren't)\s+"
+       r"(?:allowed|supposed|permitted)\s+to\s+(?:tell|share|reveal|show|disclose|repeat)"),
     _r("prompt_leak", "complete_sentence", "instructed|programmed|told to",
        r"\b(?:complete|continue|finish)\s+(?:this|the)\s+sentence\b[^\n]{0,20}?\bi\s+(?:was|am|have\s+been)\s+"
        r"(?:instructed|told|programmed)"),
     _r("prompt_leak", "multilingual", "prompt|systemprompt|システム|系统",
-       r"\b(?:muestra|revela|imprime|dime|gib|zeig\w*|verrate|montre|affiche|révèle|donne)\b[^\n]{0,30}?"
+       r"\b(?:muestra|revela|imprime|dime|gib|zeig\w*|verrate|montre|affiche|révèle|donne)\b[^\n]{0,50}?"
        r"(?:prompt\s+del\s+sistema|instrucciones\s+del\s+sistema|systemprompt|system-prompt|systemanweisungen|"
-       r"prompt\s+système|instructions\s+système)"
-       r"|(?:显示|输出|告诉我|打印|泄露)[^\n]{0,10}?系统提示|システムプロンプト[^\n]{0,10}?(?:表示|出力|教え)"),
+       r"prompt\s+système|instructions\s+système|tus\s+(?:\w+\s+)?instrucciones|"
+       r"deine[nrs]?\s+(?:\w+\s+)?(?:anweisungen|instruktionen|vorgaben|regeln)|tes\s+(?:\w+\s+)?instructions)"
+       r"|(?:显示|输出|告诉我|打印|泄露)[^\n]{0,10}?系统提示|システムプロンプト[^\n]{0,10}?(?:表示|出力|教え)"
+       r"|(?:你|您)[^\n]{0,10}?(?:收到|得到|接收|被给予)的?(?:指令|指示|提示词|系统提示|设定)[^\n]{0,10}?"
+       r"(?:输出|显示|告诉|打印|复述|重复)"
+       r"|(?:最初|はじめ|初め)に[^\n]{0,10}?(?:指示|命令|プロンプト)[^\n]{0,12}?(?:表示|出力|教え|見せ)"),
     # -- encoded payload execution ----------------------------------------------------------------
     _r("encoded_payload", "decode_and_run", "base64|b64|hex|rot13|rot-13|encoded|atob|xxd|frombase64",
        r"\b(?:base64|b64decode|b64|hex\s+string|from\s+hex|rot-?13|url-?encoded|encoded|atob|xxd\s+-r|"

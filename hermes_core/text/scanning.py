@@ -160,7 +160,8 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
      r"|your\s+instructions\b)"),
     ("leak_system_prompt", "repeat|output|print",
      r"\b(?:repeat|output|print)\s+(?:back\s+)?(?:the\s+|this\s+)?(?:entire\s+|whole\s+)?"
-     r"(?:(?:text|conversation|prompt)\s+(?:above|before|back\s+to\s+me|in\s+full)|(?:text\s+)?(?:above|before)\b)"),
+     r"(?:(?:text|conversation|prompt|words|lines|messages|sentences)\s+(?:above|before|back\s+to\s+me|in\s+full)|"
+     r"(?:text\s+)?(?:above|before)\b)"),
     ("leak_system_prompt", "instructions",
      r"\bwhat\s+(?:were\s+)?(?:your|those|the)\s+(?:initial\s+|original\s+)?instructions\s+(?:are|were)\b"
      r"|\bwhat\s+were\s+those\s+instructions\b"),
