@@ -27,13 +27,14 @@ from dataclasses import dataclass
 
 # -- word classes ---------------------------------------------------------------------------
 
-_PRIOR = (r"(?:all|any|every|your|my|the|these|those|previous|prior|earlier|above|preceding|former|initial|"
+_PRIOR = (r"(?:all|any|every|your|my|the|these|those|previous|prior|earlier|above|preceding|former|initial|user'?s|"
           r"original|existing|system|operator'?s?|developer'?s?|old|other|of|\s)+")
 _GUIDANCE = (r"(?:instructions?|directives?|directions|guidance|guidelines|rules|orders|prompts?|system\s+prompt|"
+             r"system\s+message|"
              r"configuration|programming|constraints|restrictions|policies|task)\b")
 _SECRET_PATHS = (r"(?:~/\.ssh(?!/(?:authorized_keys|known_hosts|config)\b)|"
                  r"\.ssh/(?!authorized_keys|known_hosts|config\b)|"
-                 r"(?:id_rsa|id_ed25519|id_ecdsa)(?!\.pub)|\.aws/credentials|\.aws/|\.netrc|\.pgpass|"
+                 r"(?:id_rsa|id_ed25519|id_ecdsa)(?!\.pub)|\.aws/credentials|\.aws/|\.netrc|\.pgpass|\bkubeconfig\b|"
                  r"\.git-credentials|\.kube/config|\.docker/config|hosts\.yml|/etc/shadow|keychain|"
                  r"bash_history|zsh_history|\.env(?!\.(?:example|sample|template|dist|defaults?))(?![\w.-])|"
                  r"private\s+keys?\b|\$env:userprofile\\\.(?:ssh|aws)\\(?![\w.]*\.pub\b))")
@@ -90,20 +91,30 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # -- instruction override -------------------------------------------------------------
     _r("instruction_override", "drop_guidance",
        "ignor|disregard|forget|discard|set aside|overlook|override|bypass|abandon|stop following|follow",
-       rf"\b(?:ignore|disregard|forget|discard|set\s+aside|overlook|override|bypass|abandon|stop\s+following|"
+       rf"\b(?:ignore|disregard|forget|discard|set\s+aside|put\s+aside|overlook|override|overrule|bypass|abandon|"
+       rf"scrap|drop|throw\s+out|stop\s+following|"
        rf"no\s+longer\s+follow|do\s+not\s+follow|don't\s+follow)\s+{_PRIOR}{_GUIDANCE}"
        r"(?!\s+(?:about|regarding|concerning|on\s+how|in\s+the\s+wiki)\b)"),
     _r("instruction_override", "drop_everything", "aside|ignore|forget|disregard",
        r"\b(?:set\s+aside|ignore|forget|disregard)\s+(?:everything|anything|all|whatever)\s+(?:you\s+(?:were|have\s+been)"
-       r"\s+(?:told|given)|(?:from\s+)?before|above|said|prior|previous)"),
+       r"\s+(?:told|given)|(?:from\s+)?before|above|said|prior|previous)"
+       r"|\b(?:overrule|override|ignore|disregard|set\s+aside)\s+(?:whatever|anything|everything)\s+your\s+"
+       r"(?:operator|developers?|creators?|admin\w*|owner)\s+(?:configured|set|wrote|said|told\s+you)\b"
+       # guidance named first, then dropped by a pronoun: "Your previous rules were ... Discard them"
+       r"|\b(?:previous|prior|earlier|original|old|your)\s+(?:\w+\s+)?(?:rules|instructions|directives|guidelines)\b"
+       r"[^\n]{0,80}?[.;]\s+(?:discard|ignore|forget|drop|disregard|scrap)\s+(?:them|those|it|all\s+of\s+them)\b"),
     _r("instruction_override", "void_guidance", "void|outdated|obsolete|cancel|no longer appl|supersed|revoked",
        rf"\b(?:previous|prior|earlier|above|original|your|operator|initial)[\w' ]{{0,30}}?{_GUIDANCE}[^\n]{{0,40}}?"
        r"\b(?:is|are|as|has\s+been|have\s+been)\s+(?:now\s+)?(?:void|outdated|obsolete|cancel+ed|revoked|superseded|"
        r"overridden|no\s+longer\s+(?:valid|in\s+effect))"
+       r"|\b(?:everything|anything|all|whatever)\s+you\s+(?:were|have\s+been)\s+(?:told|given|instructed)[^\n]{0,40}?"
+       r"\b(?:is|are)\s+(?:now\s+)?(?:void|obsolete|outdated|cancel+ed|revoked|superseded|invalid|irrelevant|"
+       r"no\s+longer\s+(?:valid|relevant|in\s+effect|applies))"
        r"|\b(?:whatever|anything)\s+your\s+(?:operator|developer|user|system)[^\n]{0,40}?no\s+longer\s+appl(?:y|ies)\b"
        r"|\b(?:guidance|instructions|rules)\s+above\s+(?:is|are)\s+outdated"),
     _r("instruction_override", "precedence", "precedence|priority|obey|only task",
-       r"\btakes?\s+precedence\s+over\s+(?:anything|everything|all|any)[^\n]{0,30}?(?:system\s+prompt|instructions|rules)"
+       r"\btakes?\s+(?:precedence|priority)\s+over\s+(?:anything|everything|all|any)[^\n]{0,30}?"
+       r"(?:system\s+prompt|instructions|rules|guidance)"
        r"|\bnew\s+priority\s*:|\byour\s+only\s+task\s+(?:now\s+)?is\b"
        r"|\bobey\s+(?:only\s+)?(?:this\s+(?:file|readme|comment|page)|these\s+orders|mine|me)\b"
        r"|\bfollow\s+mine\b|\bobey\s+the\s+directives\s+in\b"),
@@ -121,7 +132,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"|\bif\s+(?:questioned|asked)\b[^\n]{0,60}?\b(?:report|say|respond|reply|answer)\s+(?:only\s+)?(?:that|with)\b"
        r"|\b(?:all\s+content\s+here|this\s+domain|this\s+candidate)\s+is\s+(?:clearly\s+)?not\s+malicious\b"),
     _r("instruction_override", "zh", "忽略|无视|忽视|不要理会|忘记|忘掉|不理会",
-       r"(?:忽略|无视|忽视|不要理会|不理会|忘记|忘掉)[^\n]{0,12}?(?:指令|指示|规则|命令|提示|要求|设定)"),
+       r"(?:忽略|无视|忽视|不要理会|不理会|忘记|忘掉|不要再遵守|不再遵守|停止遵守|别再遵守|不必遵守)[^\n]{0,12}?"
+       r"(?:指令|指示|规则|命令|提示|要求|设定)"),
     _r("instruction_override", "ja", "無視|忘れ",
        r"(?:指示|命令|ルール|規則|プロンプト|設定)[^\n]{0,12}?(?:無視|忘れ)(?!しない|するな|しては|せず|ないで|ません)|"
        r"(?:無視|忘れ)[^\n]{0,8}?(?:指示|命令|ルール)"),  # (not 無視しないで: "do not ignore")
@@ -150,7 +162,10 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|anyone)\b"),
     _r("deception", "lie", "lie|say|tell|claim|pretend",
        r"\blie\s+(?:to|and|about)\b|\b(?:say|claim|report)\s+(?:that\s+)?nothing\s+(?:changed|happened)\b"
-       r"|\btell\s+the\s+user\b[^\n]{0,40}?\b(?:passed|succeeded|worked)\b[^\n]{0,20}?\beven\s+if\b",
+       r"|\btell\s+the\s+user\b[^\n]{0,40}?\b(?:passed|succeeded|worked)\b[^\n]{0,20}?\beven\s+if\b"
+       r"|\bmake\s+(?:it|this|the\s+\w+)\s+look\s+like\s+(?:an?\s+)?(?:routine|normal|harmless|innocent|ordinary|"
+       r"unrelated)\b[^\n]{0,60}?\bso\s+(?:that\s+)?(?:the\s+)?(?:user|reviewer|owner|developer|nobody|no\s+one)"
+       r"|\bif\s+(?:the\s+)?(?:user|reviewer|developer|owner)\s+asks\b[^\n]{0,40}?\bonly\s+(?:mention|say|tell|report)\b",
        negatable=False),
     _r("deception", "es_de_fr", "digas|informes|sag|erzähl|verschweig|dis pas",
        r"\bno\s+le\s+(?:digas|informes|menciones)\b[^\n]{0,30}?usuario|\b(?:sag|erzähl)\w*\s+dem\s+"
@@ -175,7 +190,12 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _pair("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
           # (not a value piped into the next command: ``echo "$DEPLOY_KEY" | base64 -d > key`` prints nothing)
           _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)"
-          r"(?![\w}]*[\"'}]?\s*\|(?!\|))", 55),
+          r"(?![\w}]*[\"'}]?\s*\|(?!\|))", 80),
+    _r("credential_access", "hunt_secret_files", "look for|find|search|locate|submit|enter|fill",
+       rf"\b(?:look\s+for|find|search\s+for|locate)\b[^\n]{{0,40}}?(?:{_SECRET_PATHS[3:-1]})[^\n]{{0,60}}?"
+       r"\band\s+(?:display|show|print|send|upload|cat|paste|give|output|read)\b"
+       r"|\b(?:submit|enter|type\s+in|fill\s+in|paste)\s+(?:the\s+|your\s+|my\s+|all\s+)?(?:saved|stored|cached)\s+"
+       r"(?:credentials|passwords|logins|tokens)\b"),
     _r("credential_access", "search_secrets", "grep|find|search|rg ",
        r"\b(?:grep|rg|find|search)\b[^\n]{0,30}?\b(?:password|passwd|secret|token|api_key)\b[^\n]{0,40}?"
        r"(?:~/|\$home|/etc/|/home/)"),
@@ -183,7 +203,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:dump-keychain|find-generic-password|mimikatz|lsass)\b", negatable=False),
     # -- persistence ---------------------------------------------------------------------------------
     _pair("persistence", "shell_rc", "bashrc|zshrc|profile|fish",
-          r"curl|wget|https?:|\bnc\b|/tmp/|base64",
+          r"curl|wget|https?:|\bnc\b|/tmp/|base64|\bnohup\b|\bon\s+every\s+(?:login|boot|startup|new\s+shell)\b",
           r"\.bashrc\b|\.zshrc\b|\.bash_profile\b|\.zprofile\b|\.profile\b|config/fish\b", 120,
           either_order=True),
     _r("persistence", "authorized_keys", "authorized_keys",
@@ -206,7 +226,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("persistence", "scheduled", "crontab|systemd|launchd|launch agent|autostart|startup|rc.local",
        r"\bcrontab\b[^\n]{0,80}?(?:curl|wget|https?:|\bnc\b|/tmp/|\|\s*(?:ba)?sh)"
        r"|\b(?:create|install|add|register|write)\w*\b[^\n]{0,30}?(?:systemd|launchd|launch\s+agent|autostart|"
-       r"startup\s+item|rc\.local)[^\n]{0,60}?(?:/tmp/|\bhidden\b|\bat\s+(?:login|boot|startup)|curl|https?:)"),
+       r"startup\s+item|rc\.local|launchagents|launchdaemons)[^\n]{0,100}?(?:/tmp/|\bhidden\b|"
+       r"\bat\s+(?:login|boot|startup)|curl|https?:|\bdownloaded\b)"),
     # -- prompt leak -------------------------------------------------------------------------------
     _pair("prompt_leak", "show_prompt", "prompt|instruction|told|system message|text",
           r"\b(?:paste|print|show|output|reveal|repeat|quote|write|dump|display|summari[sz]e|translate|tell\s+me|"
@@ -291,10 +312,13 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:powershell|pwsh)\b[^\n]{0,40}?\s-(?:e|en|enc|encodedcommand)\s+[a-z0-9+/=]{20,}", negatable=False),
     # -- command and control ---------------------------------------------------------------------
     _r("command_and_control", "remote_tasks", "http|irc",
-       r"\b(?:fetch|poll|download|check|get|pull|read|visit|query)\b[^\n]{0,20}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
+       r"\b(?:fetch|poll|download|check|get|pull|read|visit|query)\b[^\n]{0,40}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
        r"[^\n]{0,80}?(?:\bexecute\b|\bin\s+a\s+loop\b|\bevery\s+\w+\s+(?:minutes?|seconds?|hours?)|\bperiodically\b|"
        r"\bnohup\b|\bin\s+the\s+background\b|\bwhatever\s+it\s+(?:contains|says|returns)|\bnext\s+instructions\b|"
-       r"\beach\s+line\b|\bobey\b)"
+       r"\beach\s+line\b|\bobey\b|\bfollow\s+(?:them|it|those|its\s+instructions)\b|\bas\s+if\s+the\s+user\s+wrote)"
+       r"|\b(?:websocket|socket|connection|channel)\b[^\n]{0,40}?(?:wss?://|https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
+       r"[^\n]{0,80}?\b(?:run|execute|eval)\b[^\n]{0,40}?(?:\b(?:each|every|any)\s+(?:message|line|command)|"
+       r"\bas\s+(?:a\s+)?shell\s+commands?)"
        r"|\bevery\s+(?:few\s+)?\w*\s*(?:minutes?|seconds?|hours?)\b[^\n]{0,20}?\b(?:fetch|poll|download|check|pull)\b"
        r"[^\n]{0,40}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
        r"|\b(?:check|fetch|read|consult)\b[^\n]{0,60}?\bfor\s+(?:your\s+)?(?:next|new|latest|further)\s+"
@@ -317,6 +341,10 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\bkeine\s+spuren|\bsans\s+(?:laisser\s+de\s+)?trace|\bsin\s+dejar\s+rastro|\bnobody\s+sees|\*\.log|"
        r"-c\b|\bdanach\b))"
        r"|\b(?:wipe|erase)\s+the\s+(?:audit\s+trail|logs?|history|evidence)\b"
+       r"|\b(?:clear|delete|remove|wipe|erase|truncate|shred|purge)\b[^\n]{0,60}?\b(?:the\s+agent'?s|your\s+own|"
+       r"this\s+session'?s?)\s+(?:\w+\s+)?(?:logs?|transcripts?|history|log\s+director(?:y|ies)|audit\s+trail)\b"
+       r"|\b(?:disable|turn\s+off|stop|pause|suspend)\b[^\n]{0,20}?\b(?:the\s+agent'?s|your(?:\s+own)?|"
+       r"this\s+session'?s?)\s+(?:\w+\s+)?(?:logging|transcripts?|auditing|audit\s+log|recording)\b"
        r"|\blösche\s+danach\b[^\n]{0,30}?(?:log|protokoll)"),
     _r("anti_forensics", "history_off", "histfile|histsize|history -c|set +o history",
        r"\bunset\s+histfile\b|\bhistsize\s*=\s*0\b|\bhistory\s+-c\b|\bset\s+\+o\s+history\b", negatable=False),
@@ -347,14 +375,14 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("tool_use_coercion", "no_approval", "immediately|right now|without|no questions|ask|skip|automatically|"
        "sans|sin |ohne",
        r"\b(?:immediately|right\s+now|without\s+(?:asking|waiting|approval|confirmation|telling)|no\s+questions\s+asked|"
-       r"(?:do\s+not|don't)\s+ask|skip\s+(?:the\s+)?(?:approval|confirmation)|automatically|immédiatement|"
+       r"(?:do\s+not|don't)\s+ask|(?:skip(?:ping)?|bypass(?:ing)?)\s+(?:the\s+)?(?:approval|confirmation)|automatically|immédiatement|"
        r"sans\s+demander|sin\s+(?:pedir|preguntar)|ohne\s+(?:nachzufragen|zu\s+fragen|bestätigung))\b[^\n]{0,100}?"
        r"\b(?:call|invoke|use|run|execute|utilise|usa|nutze)\b[^\n]{0,40}?\b(?:tool|function|terminal|shell|browser|"
        r"send_email|write_file|command|outil|herramienta|werkzeug)\b"
        r"|\b(?:call|invoke|use|run|execute|utilise|usa|nutze)\b[^\n]{0,40}?\b(?:tool|terminal|shell|browser|"
        r"send_email|write_file|command|outil|herramienta|werkzeug)\b[^\n]{0,100}?\b(?:immediately|right\s+now|"
        r"without\s+(?:asking|waiting|approval|confirmation|telling)|no\s+questions\s+asked|(?:do\s+not|don't)\s+ask|"
-       r"skip\s+(?:the\s+)?(?:approval|confirmation)|automatically|sans\s+demander|sin\s+(?:pedir|preguntar))",
+       r"(?:skip(?:ping)?|bypass(?:ing)?)\s+(?:the\s+)?(?:approval|confirmation)|automatically|sans\s+demander|sin\s+(?:pedir|preguntar))",
        negatable=False),
     _r("tool_use_coercion", "shell_substitution", "$(|@{[|kernel.exec",
        r"\$\(\s*(?:touch|rm|id|whoami|uname|nc)\s[^)\n]{0,80}\)|@\{\[\s*system\b|\bkernel\.exec\b", negatable=False),
@@ -403,14 +431,20 @@ PERSONA_SIGNALS: tuple[tuple[str, str, str], ...] = (
      "|go by|immerse|you will be|now you are|identity|今から|现在开始|从现在",
      r"\b(?:you\s+are\s+now|you're\s+now|from\s+now\s+o[nw]n?,?\s+you(?:'re|\s+are|\s+will)?|act\s+(?:as|like)|"
      r"pretend\s+to\s+be|roleplay\s+as|role\s+of|persona\s+of|your\s+(?:new\s+)?persona|your\s+name\s+is\s+now|"
-     r"you\s+now\s+go\s+by|take\s+on\s+the\s+persona|immerse\s+yourself|switch\s+persona|your\s+new\s+identity)\b"
+     r"you\s+now\s+go\s+by|take\s+on\s+the\s+persona|immerse\s+yourself|switch\s+persona|your\s+new\s+identity|"
+     r"you\s+are\s+no\s+longer|assume\s+the\s+(?:identity|role|persona)\s+of|"
+     r"eres\s+ahora|ahora\s+eres|a\s+partir\s+de\s+ahora\s+eres|tu\s+es\s+maintenant|du\s+bist\s+(?:jetzt|ab\s+jetzt))\b"
      r"|(?:今から|从现在开始|从现在起)"),
     ("no_limits", "restrict|limit|filter|censor|guideline|rule|polic|constraint|ethic|moral|prohibit|safety|"
      "制限|限制",
      r"\b(?:no|without|free\s+(?:of|from)|freed\s+from|beyond|not\s+bound\s+by|unbound\s+by|ignores?|breaks?|"
      r"violat\w*|bypass\w*|doesn't\s+have\s+any|does\s+not\s+have\s+any|has\s+no|unlimited)\s+(?:\w+\s+){0,3}?"
      r"(?:restrictions|limitations|limits|filters|censorship|guidelines|rules|policies|content\s+polic\w*|"
-     r"constraints|ethic\w*|moral\w*|prohibitions|safety|permissions|power)\b|制限のない|制限なし|没有任何限制|不受限制|无限制"),
+     r"constraints|ethic\w*|moral\w*|prohibitions|safety|permissions|power)\b"
+     r"|\b(?:full|total|absolute|complete|unlimited)\s+(?:authority|control|power)\s+over\s+(?:\w+\s+){0,2}?"
+     r"(?:rules?|restrictions|policies|guidelines)\b"
+     r"|\b(?:sin|sans|ohne)\s+(?:\w+\s+)?(?:restricciones|filtros?|límites|reglas|restrictions|filtres?|limites|règles|"
+     r"einschränkungen|filter|grenzen|regeln)\b|制限のない|制限なし|没有任何限制|不受限制|无限制"),
     ("never_refuses", "refus|deny|decline|reject|warn|apolog|censor|can't|cannot|拒",
      r"\b(?:never|not|won't|will\s+not|doesn't|does\s+not|don't|do\s+not|cannot)\s+(?:\w+\s+){0,3}?"
      r"(?:refuse|deny|decline|reject|warn|apologi[sz]e|censor)\w*|\bnever\s+(?:\w+\s+){0,3}?(?:say|tell)\w*\s+"
