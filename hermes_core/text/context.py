@@ -30,9 +30,12 @@ _SENTENCE_META_RX = re.compile(
     r"payloads)|jailbreaks\s+(?:include|like|such)|injection\s+(?:attacks?|payloads?)|post-exploitation|"
     r"we\s+(?:block|reject|flag|detect)|our\s+(?:ids|scanner|filter)|is\s+a\s+common\s+(?:attack|technique)|"
     # a model manipulated in the third person ("a way to make the assistant reveal its prompt")
-    r"(?:make|get|trick|cause|force)\s+(?:the|an?)\s+(?:assistant|model|agent|ai|bot|chatbot|llm)|"
+    r"(?:make|get|trick|cause|force|ask|tell|instruct|convince|persuade|coax)(?:s|ing)?\s+(?:the|an?)\s+"
+    r"(?:assistant|model|agent|ai|bot|chatbot|llm)|"
     # content that gives orders, described conditionally ("if a tool result tells you to ignore ...")
     r"if\s+(?:a|an|the|any|some)\s+[^.;\n]{0,60}?\b(?:tells?|asks?|instructs?|wants?|says)\b|"
+    r"如果[^。\n]{0,12}?(?:让你|要求你|叫你|请你)|wenn\s+[^.;\n]{0,60}?\b(?:verlangt|fordert|sagt|bittet)\b|"
+    r"\bsi\s+[^.;\n]{0,60}?\b(?:pide|dice|demande|dit|exige)\b|"
     # what a model does, told in the third person ("sometimes the model refuses to ...")
     # (reports only: "the assistant will ..." or "the model must ..." is how attacks give orders too)
     r"(?:the|a|an)\s+(?:model|llm|assistant|chatbot)\s+(?:refuses|refused|complains|complained|tends|tried|"
@@ -121,6 +124,8 @@ def in_example_block(text: str, start: int) -> bool:
     container = _fence_start(text, start)
     if container < 0:
         container = _quote_block_start(text, start)
+    if container < 0:
+        container = _indented_block_start(text, start)
     return container >= 0 and introduces_example(text[max(0, container - 300) : container])
 
 
@@ -150,6 +155,21 @@ def _quote_block_start(text: str, start: int) -> int:
             break
         line = previous
     return line
+
+
+def _indented_block_start(text: str, start: int) -> int:
+    """Where the indented code block (lines of 4+ spaces or a tab, after a blank line) holding
+    ``start`` begins, at most the lookback away, or -1."""
+    floor = max(0, start - _FENCE_LOOKBACK)
+    line = text.rfind("\n", floor, start) + 1
+    if (line == 0 and floor > 0) or not text.startswith(("    ", "\t"), line):
+        return -1
+    while line > floor:
+        previous = text.rfind("\n", floor, line - 1) + 1
+        if (previous == 0 and floor > 0) or not text.startswith(("    ", "\t"), previous):
+            break
+        line = previous
+    return line if text[max(0, line - 2) : line] == "\n\n" or line == 0 else -1
 
 
 def introduces_example(before: str) -> bool:

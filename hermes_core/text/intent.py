@@ -51,6 +51,7 @@ _DESTINATION = r"(?:https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|[\w.+-]+@[\
 _SEND = (r"\b(?:send|upload|post|transmit|forward|email|e-mail|exfiltrate|leak|paste|copy|sync|"
          r"envoie|envoyer|envía|envia|manda|sende|schicke|lade)\b")
 _SHOW = (r"\b(?:print|echo|show|output|reveal|display|paste|dump|log|include|report|tell\s+me|give\s+me|list|"
+         r"what\s+is\s+the\s+value\s+of|what's\s+the\s+value\s+of|"
          r"copy|read|open|cat|type|grep|lies|lese|zeig\w*|gib|muestra|lee|montre|affiche|lis)\b")
 _SECRET_VALUES = (r"(?:\$\{?[a-z0-9]+_[a-z0-9_]*(?:key|token|secret|password|passwd|credential)\w*|"
                   r"\$\{?(?:api_?key|secret|password|token)\b|"
@@ -111,7 +112,17 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:is|are)\s+(?:now\s+)?(?:void|obsolete|outdated|cancel+ed|revoked|superseded|invalid|irrelevant|"
        r"no\s+longer\s+(?:valid|relevant|in\s+effect|applies))"
        r"|\b(?:whatever|anything)\s+your\s+(?:operator|developer|user|system)[^\n]{0,40}?no\s+longer\s+appl(?:y|ies)\b"
-       r"|\b(?:guidance|instructions|rules)\s+above\s+(?:is|are)\s+outdated"),
+       r"|\b(?:guidance|instructions|rules)\s+above\s+(?:is|are)\s+outdated"
+       r"|\b(?:rules|instructions|guidelines|directives)\s+you\s+(?:are\s+following|were\s+given|have\s+been\s+given|"
+       r"follow)\s+(?:were|are|have\s+been|has\s+been)\s+(?:\w+\s+)?(?:replaced|revoked|cancel+ed|void|withdrawn|"
+       r"superseded|obsolete|rescinded|retired)\b"
+       r"|\bnothing\s+(?:you\s+(?:were|have\s+been)\s+(?:told|given)|(?:above|before)\s+this)[^\n]{0,30}?"
+       r"\b(?:counts|matters|applies|is\s+valid)\b"
+       r"|\b(?:this|the\s+following)\s+(?:message|file|page|document|text|note|comment)\s+(?:supersedes|overrides|"
+       r"replaces|cancels|trumps)\s+(?:your\s+(?:\w+\s+)?(?:system\s+prompt|instructions|rules|guidelines)|"
+       r"the\s+system\s+(?:prompt|message)|all\s+(?:previous|prior|earlier)\s+instructions)"
+       r"|\btreat\s+(?:the\s+|your\s+)?(?:\w+\s+){0,4}?(?:instructions|rules|guidelines|directives|system\s+prompt)\b"
+       r"[^\n]{0,30}?\bas\s+(?:optional|suggestions|void|irrelevant|obsolete|outdated|non-binding)\b"),
     _r("instruction_override", "precedence", "precedence|priority|obey|only task",
        r"\btakes?\s+(?:precedence|priority)\s+over\s+(?:anything|everything|all|any)[^\n]{0,30}?"
        r"(?:system\s+prompt|instructions|rules|guidance)"
@@ -138,7 +149,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"(?:指示|命令|ルール|規則|プロンプト|設定)[^\n]{0,12}?(?:無視|忘れ)(?!しない|するな|しては|せず|ないで|ません)|"
        r"(?:無視|忘れ)[^\n]{0,8}?(?:指示|命令|ルール)"),  # (not 無視しないで: "do not ignore")
     _r("instruction_override", "es", "ignor|olvid|descart|omit|caso omiso",
-       r"\b(?:(?:ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|omite)\s+(?:todas?\s+|todos\s+)?"
+       r"\b(?:(?:ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|omite)\s+(?:por\s+completo\s+|del\s+todo\s+|"
+       r"completamente\s+)?(?:todas?\s+|todos\s+)?"
        r"(?:las|tus|sus|los|estas|esas)|haz\s+caso\s+omiso\s+de)\s+[^\n]{0,30}?"
        r"\b(?:instrucciones|reglas|indicaciones|órdenes|directrices|normas)\b"),
     _r("instruction_override", "de", "ignorier|vergiss|vergessen|missacht",
@@ -165,7 +177,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"|\btell\s+the\s+user\b[^\n]{0,40}?\b(?:passed|succeeded|worked)\b[^\n]{0,20}?\beven\s+if\b"
        r"|\bmake\s+(?:it|this|the\s+\w+)\s+look\s+like\s+(?:an?\s+)?(?:routine|normal|harmless|innocent|ordinary|"
        r"unrelated)\b[^\n]{0,60}?\bso\s+(?:that\s+)?(?:the\s+)?(?:user|reviewer|owner|developer|nobody|no\s+one)"
-       r"|\bif\s+(?:the\s+)?(?:user|reviewer|developer|owner)\s+asks\b[^\n]{0,40}?\bonly\s+(?:mention|say|tell|report)\b",
+       r"|\bif\s+(?:the\s+)?(?:user|reviewer|developer|owner)\s+asks\b[^\n]{0,40}?\bonly\s+(?:mention|say|tell|report)\b"
+       r"|\b(?:sounds?|looks?|seems?|reads?|appears?)\s+(?:as\s+if|like)\b[^\n]{0,60}?\b(?:even\s+though|although|"
+       r"whatever\s+it\s+really|regardless\s+of\s+what)\b"
+       r"|\bpretend\s+(?:that\s+)?[^\n]{0,40}?\b(?:if|when)\s+(?:the\s+)?(?:user|reviewer|anyone|someone|they)\s+asks?\b"
+       r"|\b(?:answer|say|reply|respond)\s+[\"'](?:no|nothing|none|not)\b[^\n]{0,60}?\bif\s+(?:\w+\s+)?asks?\b",
        negatable=False),
     _r("deception", "es_de_fr", "digas|informes|sag|erzähl|verschweig|dis pas",
        r"\bno\s+le\s+(?:digas|informes|menciones)\b[^\n]{0,30}?usuario|\b(?:sag|erzähl)\w*\s+dem\s+"
@@ -175,13 +191,18 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _pair("exfiltration", "network_with_secrets", "curl|wget|nc |netcat|ncat|scp|rsync|sftp|socat|telnet|invoke-|"
           "iwr|urlopen|urllib|requests.|httpx|http.client|request(|fetch|axios|xmlhttp|socket|net.connect|smtplib|"
           "sendmail", _NET_TOOLS, f"{_SECRET_PATHS[3:-1]}|{_ENV_DUMP[3:-1]}", 160, either_order=True),
+    _r("exfiltration", "archive_out", "zip|tar|archive|compress",
+       r"\b(?:zip|tar|archive|compress)\s+(?:up\s+)?(?:the\s+|your\s+|my\s+)?(?:whole\s+|entire\s+)?(?:repo(?:sitory)?|"
+       r"codebase|project|home\s+directory|workspace|source\s+code)\b[^\n]{0,40}?\b(?:upload|send|post|transfer|push)\b"
+       r"[^\n]{0,30}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[\w-]+\.(?:[\w-]+\.)*(?:com|net|org|io|sh|me)\b)"),
     _r("exfiltration", "pipe_out", "|",
        r"\b(?:cat|tar|zip|env|printenv|history|base64|gpg)\b[^\n]{0,80}?\|\s*(?:base64\s*(?:-w\s*0\s*)?\|\s*)?"
        r"(?:nc|netcat|ncat|curl|wget|socat|telnet)\b"),
     _r("exfiltration", "send_secrets", "send|upload|post|transmit|forward|mail|exfiltr|leak|paste|copy|sync|"
        "envo|enví|envi|manda|sende|schick|lade",
        rf"{_SEND}[^\n]{{0,60}}?(?:{_SECRET_PATHS}|\bconversation\s+history|\bchat\s+history|\benvironment\s+variables|"
-       r"\bapi\s+keys?\b|\bsecrets\b|\bpasswords\b|\bcredentials\b|\bthis\s+thread\b|\bcontenu\s+du\s+fichier\s+\.env)"
+       r"\bapi\s+keys?\b|\bsecrets\b|\bpasswords\b|\bcredentials\b|\bthis\s+thread\b|\bcontenu\s+du\s+fichier\s+\.env|"
+       r"\b(?:full|whole|entire)\s+environment\b)"
        rf"[^\n]{{0,60}}?{_DESTINATION}"),
     # -- credential access -----------------------------------------------------------------------
     _pair("credential_access", "read_secret_file", "ssh|id_|aws|netrc|pgpass|credentials|kube|docker|hosts.yml|"
@@ -192,7 +213,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)"
           r"(?![\w}]*[\"'}]?\s*\|(?!\|))", 80),
     _r("credential_access", "hunt_secret_files", "look for|find|search|locate|submit|enter|fill",
-       rf"\b(?:look\s+for|find|search\s+for|locate)\b[^\n]{{0,40}}?(?:{_SECRET_PATHS[3:-1]})[^\n]{{0,60}}?"
+       rf"\b(?:look\s+for|find|search\s+for|locate)\b[^\n]{{0,40}}?(?:{_SECRET_PATHS[3:-1]}|\.pem\b|\.p12\b|\.pfx\b|"
+       r"\.kdbx\b|wallet\.dat\b)[^\n]{0,60}?"
        r"\band\s+(?:display|show|print|send|upload|cat|paste|give|output|read)\b"
        r"|\b(?:submit|enter|type\s+in|fill\s+in|paste)\s+(?:the\s+|your\s+|my\s+|all\s+)?(?:saved|stored|cached)\s+"
        r"(?:credentials|passwords|logins|tokens)\b"),
@@ -226,8 +248,9 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("persistence", "scheduled", "crontab|systemd|launchd|launch agent|autostart|startup|rc.local",
        r"\bcrontab\b[^\n]{0,80}?(?:curl|wget|https?:|\bnc\b|/tmp/|\|\s*(?:ba)?sh)"
        r"|\b(?:create|install|add|register|write)\w*\b[^\n]{0,30}?(?:systemd|launchd|launch\s+agent|autostart|"
-       r"startup\s+item|rc\.local|launchagents|launchdaemons)[^\n]{0,100}?(?:/tmp/|\bhidden\b|"
-       r"\bat\s+(?:login|boot|startup)|curl|https?:|\bdownloaded\b)"),
+       r"startup\s+item|rc\.local|launchagents|launchdaemons|login\s+item|scheduled\s+task)[^\n]{0,100}?(?:/tmp/|"
+       r"\bhidden\b|\bat\s+(?:login|boot|startup)|curl|https?:|\bdownloaded\b|~/\.local/|\bpayload\b|"
+       r"\bevery\s+time\s+(?:the\s+user\s+)?(?:signs|logs)\s+in|\bevery\s+(?:night|hour|day))"),
     # -- prompt leak -------------------------------------------------------------------------------
     _pair("prompt_leak", "show_prompt", "prompt|instruction|told|system message|text",
           r"\b(?:paste|print|show|output|reveal|repeat|quote|write|dump|display|summari[sz]e|translate|tell\s+me|"
@@ -255,6 +278,10 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           r"\b(?:instructions?|prompt|rules?|directives?|guidelines|text)\s+(?:that\s+)?you\s+(?:were|are|have\s+been)\s+"
           r"(?:\w+\s+)?(?:configured|initiali[sz]ed|running|set\s+up|loaded|started|booted|programmed|operating)\b|"
           r"\bhidden\s+(?:message|text|prompt)\b|\bpreamble\s+(?:that|which)\s+precedes\b|"
+          r"\b(?:first|earliest)\s+(?:thing|message|words|sentence|lines?)\s+you\s+(?:were|have\s+been)\s+(?:told|given|shown)|"
+          r"\b(?:rules|guidelines|directives|instructions|prompt)\s+your\s+(?:operator|developers?|creators?|owners?|admins?)\s+"
+          r"(?:gave|wrote|set)\b|"
+          r"\byour\s+(?:hidden|secret|internal|system|original|initial|real|full|exact)\s+(?:rules|guidelines)\b|"
           r"\b(?:message|text|turn)\s+(?:marked|labell?ed|tagged)\s+(?:as\s+)?[\"'`]?system\b", 80),
     _r("prompt_leak", "hidden_context", "beginning|start|prompt|instruct|programmed|configured|verbatim|word for word",
        r"\b(?:instructions|text|message|prompt|words)\s+(?:\w+\s+){0,2}?(?:at|from)\s+the\s+(?:very\s+)?(?:beginning|start)"
@@ -299,6 +326,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"prompt\s+système|instructions\s+système|tus\s+(?:\w+\s+)?instrucciones|"
        r"deine[nrs]?\s+(?:\w+\s+)?(?:anweisungen|instruktionen|vorgaben|regeln)|tes\s+(?:\w+\s+)?instructions)"
        r"|(?:显示|输出|告诉我|打印|泄露)[^\n]{0,10}?系统提示|システムプロンプト[^\n]{0,10}?(?:表示|出力|教え)"
+       r"(?!しない|するな|しては|するよう求められ|するように言われ)"
        r"|(?:你|您)[^\n]{0,10}?(?:收到|得到|接收|被给予)的?(?:指令|指示|提示词|系统提示|设定)[^\n]{0,10}?"
        r"(?:输出|显示|告诉|打印|复述|重复)"
        r"|(?:最初|はじめ|初め)に[^\n]{0,10}?(?:指示|命令|プロンプト)[^\n]{0,12}?(?:表示|出力|教え|見せ)"),
@@ -334,13 +362,17 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        negatable=False),
     # -- anti-forensics --------------------------------------------------------------------------------
     _r("anti_forensics", "erase_traces", "history|log|transcript|trace|audit|evidence|spuren",
-       r"\b(?:clear|delete|remove|wipe|erase|truncate|shred|purge|rm|lösche|borra|efface|supprime)\b[^\n]{0,60}?"
-       r"(?:\bhistory\b|bash_history|\bauth\.log|/var/log\b|\baudit\s+(?:trail|log)|\btranscripts?\b|\btraces?\b|"
+       r"\b(?:clear|delete|remove|wipe|erase|truncate|shred|purge|rm|overwrite|empty|lösche|borra|efface|supprime)\b"
+       r"[^\n]{0,60}?(?:\bhistory\b|bash_history|zsh_history|fish_history|\bauth\.log|/var/log\b|\baudit\s+(?:trail|log)|\btranscripts?\b|\btraces?\b|"
        r"\bsession\s+logs\b|\blog\s*files?\b|\blogdateien\b|\.log\b|\blines\s+from\s+/var/log)"
-       r"(?=[^\n]{0,80}?(?:\bso\s+(?:nobody|no\s+one|there\s+is\s+no)|\bno\s+trace|\bafter\s+(?:running|you\s+finish)|"
+       r"(?=[^\n]{0,80}?(?:\bso\s+(?:nobody|no\s+one|there\s+is\s+no)|\bso\s+(?:that\s+)?(?:the\s+)?(?:user|owner|"
+       r"reviewer|admin|they)\s+(?:can(?:not|'t)|won't|will\s+not|doesn't|does\s+not)\s+(?:see|notice|find|know)|\bno\s+trace|\bafter\s+(?:running|you\s+finish)|"
        r"\bkeine\s+spuren|\bsans\s+(?:laisser\s+de\s+)?trace|\bsin\s+dejar\s+rastro|\bnobody\s+sees|\*\.log|"
        r"-c\b|\bdanach\b))"
        r"|\b(?:wipe|erase)\s+the\s+(?:audit\s+trail|logs?|history|evidence)\b"
+       r"|\b(?:clear|delete|remove|wipe|erase|truncate|purge)\s+(?:the\s+)?(?:log|audit)\s+(?:lines|entries|records)\s+"
+       r"(?:that|which)\s+(?:show|mention|record|contain|were\s+created)"
+       r"|\bstop\s+(?:recording|logging|auditing)\s+(?:this|the|your)\s+(?:session|conversation|commands?|actions?)\b"
        r"|\b(?:clear|delete|remove|wipe|erase|truncate|shred|purge)\b[^\n]{0,60}?\b(?:the\s+agent'?s|your\s+own|"
        r"this\s+session'?s?)\s+(?:\w+\s+)?(?:logs?|transcripts?|history|log\s+director(?:y|ies)|audit\s+trail)\b"
        r"|\b(?:disable|turn\s+off|stop|pause|suspend)\b[^\n]{0,20}?\b(?:the\s+agent'?s|your(?:\s+own)?|"
