@@ -72,26 +72,31 @@ def test_tricky_benign_snippets_are_rarely_blocked() -> None:
     assert len(blocked) / len(items) <= 0.05, blocked
 
 
+def _fresh_test_half(attacks: list, benign: list, seed: str) -> tuple[float, list[str]]:
+    """Detection on the attacks' test half and the benign test texts blocked, for a set split by ``seed``."""
+    assert all(sets.side(i) == sets.half(i.id, seed) for i in [*attacks, *benign])  # their own seed
+    assert {sets.side(i) for i in attacks} == {"dev", "test"}
+    test_attacks = [i for i in attacks if sets.side(i) == "test"]
+    overall = sum(bool(scan_text(i.text)) for i in test_attacks) / len(test_attacks)
+    return overall, [i.id for i in benign if sets.side(i) == "test" and scan_text(i.text)]
+
+
 def test_fresh_sets_test_halves() -> None:
-    """Sets written after the first ones were scored, with a seed of their own: the rules were
-    tuned on their dev halves only."""
+    """Sets written in two later rounds, each with a seed of its own; rules were tuned on their dev halves only.
+
+    Measured once per round, after its tuning (BENCHMARKS.md). Second round: attacks 25 of 50 caught
+    (dev 71 of 77), benign 11 of 53 blocked (dev 0 of 67); with the third round's rules 26/50 and 9/53.
+    Third round: attacks 8 of 24 (dev 24 of 24), benign 3 of 36 (dev 1 of 31). All miss the targets
+    (80 %, 5 %); the gates hold the measured levels so a change cannot make them worse unnoticed.
+    """
     attacks, benign = sets.own_attacks_fresh(), sets.benign_fresh()
     assert len(attacks) >= 120 and len({i.family for i in attacks}) == 14 and len(benign) >= 120
-    assert {sets.side(i) for i in attacks} == {"dev", "test"}
-    assert all(sets.side(i) == sets.half(i.id, sets.FRESH_SEED) for i in [*attacks, *benign])  # their own seed
-    test_attacks = [i for i in attacks if sets.side(i) == "test"]
-    by: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for item in test_attacks:
-        by[item.family][0] += bool(scan_text(item.text))
-        by[item.family][1] += 1
-    overall = sum(h for h, _ in by.values()) / sum(n for _, n in by.values())
-    per_family = {k: h / n for k, (h, n) in by.items()}
-    blocked = [i.id for i in benign if sets.side(i) == "test" and scan_text(i.text)]
-    # Measured once, after tuning on the dev halves (BENCHMARKS.md): attacks 25 of 50 (dev 71 of 77), benign
-    # 11 of 53 blocked (dev 0 of 67). Both miss the targets (80 %, 5 %); the gates hold the measured level so
-    # a change cannot make them worse unnoticed. Rules were not tuned again after this score.
-    assert overall >= 0.50, per_family
-    assert len(blocked) <= 11, blocked
+    overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH_SEED)
+    assert overall >= 0.52 and len(blocked) <= 9, (overall, blocked)
+    attacks, benign = sets.own_attacks_fresh_2(), sets.benign_fresh_2()
+    assert len(attacks) >= 48 and len(benign) >= 67
+    overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH2_SEED)
+    assert overall >= 0.33 and len(blocked) <= 3, (overall, blocked)
 
 
 def test_public_sets_test_half() -> None:
