@@ -16,6 +16,7 @@ add constant work per match.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _META_RX = re.compile(
     r"(?:\be\.g\.|\b(?:attacks?|attackers?|injections?|injected|inject|malicious|payloads?|jailbreaks?|examples?|such\s+as|"
@@ -144,32 +145,31 @@ def _fence_start(text: str, start: int) -> int:
 
 
 def _quote_block_start(text: str, start: int) -> int:
-    """Where the run of ``>`` lines holding ``start`` begins (at most the lookback away), or -1."""
-    floor = max(0, start - _FENCE_LOOKBACK)
-    line = text.rfind("\n", floor, start) + 1
-    if (line == 0 and floor > 0) or not text[line:start].lstrip(" ").startswith(">"):
-        return -1
-    while line > floor:
-        previous = text.rfind("\n", floor, line - 1) + 1
-        if (previous == 0 and floor > 0) or not text[previous:line].lstrip(" ").startswith(">"):
-            break
-        line = previous
-    return line
+    """Where the run of ``>`` lines holding ``start`` begins, or -1."""
+    return _run_start(text, start, lambda lo, hi: text[lo:hi].lstrip(" ").startswith(">"))
 
 
 def _indented_block_start(text: str, start: int) -> int:
     """Where the indented code block (lines of 4+ spaces or a tab, after a blank line) holding
-    ``start`` begins, at most the lookback away, or -1."""
+    ``start`` begins, or -1."""
+    line = _run_start(text, start, lambda lo, _hi: text.startswith(("    ", "\t"), lo))
+    return line if line == 0 or (line > 0 and text[max(0, line - 2) : line] == "\n\n") else -1
+
+
+def _run_start(text: str, start: int, in_block: Callable[[int, int], bool]) -> int:
+    """The first of the consecutive lines ``in_block`` accepts (given a line's start and end)
+    that end with the one holding ``start``, at most :data:`_FENCE_LOOKBACK` back; -1 when the
+    match's own line is not accepted."""
     floor = max(0, start - _FENCE_LOOKBACK)
     line = text.rfind("\n", floor, start) + 1
-    if (line == 0 and floor > 0) or not text.startswith(("    ", "\t"), line):
+    if (line == 0 and floor > 0) or not in_block(line, start):
         return -1
     while line > floor:
         previous = text.rfind("\n", floor, line - 1) + 1
-        if (previous == 0 and floor > 0) or not text.startswith(("    ", "\t"), previous):
+        if (previous == 0 and floor > 0) or not in_block(previous, line):
             break
         line = previous
-    return line if text[max(0, line - 2) : line] == "\n\n" or line == 0 else -1
+    return line
 
 
 def introduces_example(before: str) -> bool:
