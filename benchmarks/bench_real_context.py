@@ -4,6 +4,7 @@
     python benchmarks/bench_real_context.py --collect DIR --download   # from raw.githubusercontent.com
     python benchmarks/bench_real_context.py DIR                        # the table, as JSON
     python benchmarks/bench_real_context.py DIR --dev-findings         # what fires on the dev half
+    python benchmarks/bench_real_context.py --manifest 2 ...           # the second sample (any of the above)
 
 ``scan_data/real_context_files.jsonl`` names each file by repository, path and commit, with
 its kind (AGENTS.md, CLAUDE.md, .cursorrules, SECURITY.md, prompt-engineering docs). The
@@ -36,10 +37,13 @@ from hermes_core.text.scanning import scan_text
 from plugins.hermes_prompt.passages import split, withhold
 
 MANIFEST = scan_sets.DATA / "real_context_files.jsonl"
+#: A second, independent sample: every fourth repository the file index lists for each name
+SECOND_MANIFEST = scan_sets.DATA / "real_context_files_2.jsonl"
+_manifest_path = MANIFEST
 
 
 def manifest() -> list[dict[str, str]]:
-    return [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in _manifest_path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def local_name(row: dict[str, str]) -> Path:
@@ -106,6 +110,11 @@ def score(source: Path, *, dev_findings: bool = False) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
+    global _manifest_path
+    if "--manifest" in argv:
+        chosen = argv.pop(argv.index("--manifest") + 1)
+        argv.remove("--manifest")
+        _manifest_path = SECOND_MANIFEST if chosen == "2" else Path(chosen)
     if "--collect" in argv:
         target = Path(argv[argv.index("--collect") + 1])
         mirrors = Path(argv[argv.index("--mirrors") + 1]) if "--mirrors" in argv else None

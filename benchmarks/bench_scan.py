@@ -80,7 +80,7 @@ def rates(items: list[scan_sets.Item]) -> dict[str, Any]:
     """{group: {dev: 'hit/n', test: 'hit/n'}} for each set and family, plus totals."""
     table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {"dev": [0, 0], "test": [0, 0]})
     for item in items:
-        side = scan_sets.half(item.id)
+        side = scan_sets.side(item)
         hit = bool(scan_text(item.text))
         for group in (f"{item.set}", f"{item.set}/{item.family}", "ALL attacks" if item.attack else "ALL benign"):
             table[group][side][0] += hit
@@ -111,7 +111,7 @@ def main() -> None:
     items = scan_sets.all_items()
     if "--dev-misses" in sys.argv:
         for item in items:
-            if scan_sets.half(item.id) == "dev" and bool(scan_text(item.text)) != item.attack:
+            if scan_sets.side(item) == "dev" and bool(scan_text(item.text)) != item.attack:
                 print(("MISS " if item.attack else "FP   ") + f"{item.id}: {item.text[:300]!r}")
         return
     megabyte = adversarial_megabyte()

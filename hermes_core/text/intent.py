@@ -27,13 +27,14 @@ from dataclasses import dataclass
 
 # -- word classes ---------------------------------------------------------------------------
 
-_PRIOR = (r"(?:all|any|every|your|my|the|these|those|previous|prior|earlier|above|preceding|former|initial|"
+_PRIOR = (r"(?:all|any|every|your|my|the|these|those|previous|prior|earlier|above|preceding|former|initial|user'?s|"
           r"original|existing|system|operator'?s?|developer'?s?|old|other|of|\s)+")
 _GUIDANCE = (r"(?:instructions?|directives?|directions|guidance|guidelines|rules|orders|prompts?|system\s+prompt|"
+             r"system\s+message|"
              r"configuration|programming|constraints|restrictions|policies|task)\b")
 _SECRET_PATHS = (r"(?:~/\.ssh(?!/(?:authorized_keys|known_hosts|config)\b)|"
                  r"\.ssh/(?!authorized_keys|known_hosts|config\b)|"
-                 r"(?:id_rsa|id_ed25519|id_ecdsa)(?!\.pub)|\.aws/credentials|\.aws/|\.netrc|\.pgpass|"
+                 r"(?:id_rsa|id_ed25519|id_ecdsa)(?!\.pub)|\.aws/credentials|\.aws/|\.netrc|\.pgpass|\bkubeconfig\b|"
                  r"\.git-credentials|\.kube/config|\.docker/config|hosts\.yml|/etc/shadow|keychain|"
                  r"bash_history|zsh_history|\.env(?!\.(?:example|sample|template|dist|defaults?))(?![\w.-])|"
                  r"private\s+keys?\b|\$env:userprofile\\\.(?:ssh|aws)\\(?![\w.]*\.pub\b))")
@@ -50,6 +51,7 @@ _DESTINATION = r"(?:https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|[\w.+-]+@[\
 _SEND = (r"\b(?:send|upload|post|transmit|forward|email|e-mail|exfiltrate|leak|paste|copy|sync|"
          r"envoie|envoyer|envía|envia|manda|sende|schicke|lade)\b")
 _SHOW = (r"\b(?:print|echo|show|output|reveal|display|paste|dump|log|include|report|tell\s+me|give\s+me|list|"
+         r"what\s+is\s+the\s+value\s+of|what's\s+the\s+value\s+of|"
          r"copy|read|open|cat|type|grep|lies|lese|zeig\w*|gib|muestra|lee|montre|affiche|lis)\b")
 _SECRET_VALUES = (r"(?:\$\{?[a-z0-9]+_[a-z0-9_]*(?:key|token|secret|password|passwd|credential)\w*|"
                   r"\$\{?(?:api_?key|secret|password|token)\b|"
@@ -90,20 +92,40 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # -- instruction override -------------------------------------------------------------
     _r("instruction_override", "drop_guidance",
        "ignor|disregard|forget|discard|set aside|overlook|override|bypass|abandon|stop following|follow",
-       rf"\b(?:ignore|disregard|forget|discard|set\s+aside|overlook|override|bypass|abandon|stop\s+following|"
+       rf"\b(?:ignore|disregard|forget|discard|set\s+aside|put\s+aside|overlook|override|overrule|bypass|abandon|"
+       rf"scrap|drop|throw\s+out|stop\s+following|"
        rf"no\s+longer\s+follow|do\s+not\s+follow|don't\s+follow)\s+{_PRIOR}{_GUIDANCE}"
        r"(?!\s+(?:about|regarding|concerning|on\s+how|in\s+the\s+wiki)\b)"),
     _r("instruction_override", "drop_everything", "aside|ignore|forget|disregard",
        r"\b(?:set\s+aside|ignore|forget|disregard)\s+(?:everything|anything|all|whatever)\s+(?:you\s+(?:were|have\s+been)"
-       r"\s+(?:told|given)|(?:from\s+)?before|above|said|prior|previous)"),
+       r"\s+(?:told|given)|(?:from\s+)?before|above|said|prior|previous)"
+       r"|\b(?:overrule|override|ignore|disregard|set\s+aside)\s+(?:whatever|anything|everything)\s+your\s+"
+       r"(?:operator|developers?|creators?|admin\w*|owner)\s+(?:configured|set|wrote|said|told\s+you)\b"
+       # guidance named first, then dropped by a pronoun: "Your previous rules were ... Discard them"
+       r"|\b(?:previous|prior|earlier|original|old|your)\s+(?:\w+\s+)?(?:rules|instructions|directives|guidelines)\b"
+       r"[^\n]{0,80}?[.;]\s+(?:discard|ignore|forget|drop|disregard|scrap)\s+(?:them|those|it|all\s+of\s+them)\b"),
     _r("instruction_override", "void_guidance", "void|outdated|obsolete|cancel|no longer appl|supersed|revoked",
        rf"\b(?:previous|prior|earlier|above|original|your|operator|initial)[\w' ]{{0,30}}?{_GUIDANCE}[^\n]{{0,40}}?"
        r"\b(?:is|are|as|has\s+been|have\s+been)\s+(?:now\s+)?(?:void|outdated|obsolete|cancel+ed|revoked|superseded|"
        r"overridden|no\s+longer\s+(?:valid|in\s+effect))"
+       r"|\b(?:everything|anything|all|whatever)\s+you\s+(?:were|have\s+been)\s+(?:told|given|instructed)[^\n]{0,40}?"
+       r"\b(?:is|are)\s+(?:now\s+)?(?:void|obsolete|outdated|cancel+ed|revoked|superseded|invalid|irrelevant|"
+       r"no\s+longer\s+(?:valid|relevant|in\s+effect|applies))"
        r"|\b(?:whatever|anything)\s+your\s+(?:operator|developer|user|system)[^\n]{0,40}?no\s+longer\s+appl(?:y|ies)\b"
-       r"|\b(?:guidance|instructions|rules)\s+above\s+(?:is|are)\s+outdated"),
+       r"|\b(?:guidance|instructions|rules)\s+above\s+(?:is|are)\s+outdated"
+       r"|\b(?:rules|instructions|guidelines|directives)\s+you\s+(?:are\s+following|were\s+given|have\s+been\s+given|"
+       r"follow)\s+(?:were|are|have\s+been|has\s+been)\s+(?:\w+\s+)?(?:replaced|revoked|cancel+ed|void|withdrawn|"
+       r"superseded|obsolete|rescinded|retired)\b"
+       r"|\bnothing\s+(?:you\s+(?:were|have\s+been)\s+(?:told|given)|(?:above|before)\s+this)[^\n]{0,30}?"
+       r"\b(?:counts|matters|applies|is\s+valid)\b"
+       r"|\b(?:this|the\s+following)\s+(?:message|file|page|document|text|note|comment)\s+(?:supersedes|overrides|"
+       r"replaces|cancels|trumps)\s+(?:your\s+(?:\w+\s+)?(?:system\s+prompt|instructions|rules|guidelines)|"
+       r"the\s+system\s+(?:prompt|message)|all\s+(?:previous|prior|earlier)\s+instructions)"
+       r"|\btreat\s+(?:the\s+|your\s+)?(?:\w+\s+){0,4}?(?:instructions|rules|guidelines|directives|system\s+prompt)\b"
+       r"[^\n]{0,30}?\bas\s+(?:optional|suggestions|void|irrelevant|obsolete|outdated|non-binding)\b"),
     _r("instruction_override", "precedence", "precedence|priority|obey|only task",
-       r"\btakes?\s+precedence\s+over\s+(?:anything|everything|all|any)[^\n]{0,30}?(?:system\s+prompt|instructions|rules)"
+       r"\btakes?\s+(?:precedence|priority)\s+over\s+(?:anything|everything|all|any)[^\n]{0,30}?"
+       r"(?:system\s+prompt|instructions|rules|guidance)"
        r"|\bnew\s+priority\s*:|\byour\s+only\s+task\s+(?:now\s+)?is\b"
        r"|\bobey\s+(?:only\s+)?(?:this\s+(?:file|readme|comment|page)|these\s+orders|mine|me)\b"
        r"|\bfollow\s+mine\b|\bobey\s+the\s+directives\s+in\b"),
@@ -121,15 +143,19 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"|\bif\s+(?:questioned|asked)\b[^\n]{0,60}?\b(?:report|say|respond|reply|answer)\s+(?:only\s+)?(?:that|with)\b"
        r"|\b(?:all\s+content\s+here|this\s+domain|this\s+candidate)\s+is\s+(?:clearly\s+)?not\s+malicious\b"),
     _r("instruction_override", "zh", "忽略|无视|忽视|不要理会|忘记|忘掉|不理会",
-       r"(?:忽略|无视|忽视|不要理会|不理会|忘记|忘掉)[^\n]{0,12}?(?:指令|指示|规则|命令|提示|要求|设定)"),
+       r"(?:忽略|无视|忽视|不要理会|不理会|忘记|忘掉|不要再遵守|不再遵守|停止遵守|别再遵守|不必遵守)[^\n]{0,12}?"
+       r"(?:指令|指示|规则|命令|提示|要求|设定)"),
     _r("instruction_override", "ja", "無視|忘れ",
-       r"(?:指示|命令|ルール|規則|プロンプト|設定)[^\n]{0,12}?(?:無視|忘れ)|(?:無視|忘れ)[^\n]{0,8}?(?:指示|命令|ルール)"),
+       r"(?:指示|命令|ルール|規則|プロンプト|設定)[^\n]{0,12}?(?:無視|忘れ)(?!しない|するな|しては|せず|ないで|ません)|"
+       r"(?:無視|忘れ)[^\n]{0,8}?(?:指示|命令|ルール)"),  # (not 無視しないで: "do not ignore")
     _r("instruction_override", "es", "ignor|olvid|descart|omit|caso omiso",
-       r"\b(?:(?:ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|omite)\s+(?:todas?\s+|todos\s+)?"
+       r"\b(?:(?:ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|omite)\s+(?:por\s+completo\s+|del\s+todo\s+|"
+       r"completamente\s+)?(?:todas?\s+|todos\s+)?"
        r"(?:las|tus|sus|los|estas|esas)|haz\s+caso\s+omiso\s+de)\s+[^\n]{0,30}?"
        r"\b(?:instrucciones|reglas|indicaciones|órdenes|directrices|normas)\b"),
     _r("instruction_override", "de", "ignorier|vergiss|vergessen|missacht",
-       r"\b(?:ignorier\w*|vergiss|vergessen\s+sie|missachte\w*)\s+[^\n]{0,30}?"
+       r"\b(?:ignorier\w*|vergiss|vergessen\s+sie|missachte\w*)\s+(?!(?:niemals|nie|nicht|keinesfalls)\b)"
+       r"[^\n]{0,30}?"
        r"\b(?:anweisungen|regeln|instruktionen|vorgaben|befehle|richtlinien)\b"),
     _r("instruction_override", "fr", "ignor|oubli|tiens pas compte|abstraction",
        r"\b(?:(?:ignore[rz]?|oublie[rz]?)\s+(?:toutes?\s+|tous\s+)?(?:les|tes|vos|ces|la|le|l')|ne\s+tiens\s+pas\s+compte\s+d|"
@@ -139,7 +165,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("deception", "conceal", "hid|conceal|quiet|silent|secret|covert",
        r"\b(?:hide|conceal|keep\s+(?:this|it|that)(?:\s+\w+)?\s+(?:hidden|secret|quiet)|quietly|silently|secretly|"
        r"covertly)\b[^\n]{0,60}?(?:\bfrom\s+(?:the\s+)?(?:user|developer|owner|operator|human|reviewer|team)|"
-       r"\bcommit\s+message|\bsummary|\bchat\s+output|\bthe\s+user)", negatable=False),
+       r"\bcommit\s+message|(?<![</])\bsummary|\bchat\s+output|\bthe\s+user)", negatable=False),  # not <summary>
     _r("deception", "no_mention", "not|never|n't",
        r"\b(?:do\s+not|don't|dont|never)\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
        r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|in\s+your\s+summary|anyone)\b", negatable=False),
@@ -148,7 +174,14 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|anyone)\b"),
     _r("deception", "lie", "lie|say|tell|claim|pretend",
        r"\blie\s+(?:to|and|about)\b|\b(?:say|claim|report)\s+(?:that\s+)?nothing\s+(?:changed|happened)\b"
-       r"|\btell\s+the\s+user\b[^\n]{0,40}?\b(?:passed|succeeded|worked)\b[^\n]{0,20}?\beven\s+if\b",
+       r"|\btell\s+the\s+user\b[^\n]{0,40}?\b(?:passed|succeeded|worked)\b[^\n]{0,20}?\beven\s+if\b"
+       r"|\bmake\s+(?:it|this|the\s+\w+)\s+look\s+like\s+(?:an?\s+)?(?:routine|normal|harmless|innocent|ordinary|"
+       r"unrelated)\b[^\n]{0,60}?\bso\s+(?:that\s+)?(?:the\s+)?(?:user|reviewer|owner|developer|nobody|no\s+one)"
+       r"|\bif\s+(?:the\s+)?(?:user|reviewer|developer|owner)\s+asks\b[^\n]{0,40}?\bonly\s+(?:mention|say|tell|report)\b"
+       r"|\b(?:sounds?|looks?|seems?|reads?|appears?)\s+(?:as\s+if|like)\b[^\n]{0,60}?\b(?:even\s+though|although|"
+       r"whatever\s+it\s+really|regardless\s+of\s+what)\b"
+       r"|\bpretend\s+(?:that\s+)?[^\n]{0,40}?\b(?:if|when)\s+(?:the\s+)?(?:user|reviewer|anyone|someone|they)\s+asks?\b"
+       r"|\b(?:answer|say|reply|respond)\s+[\"'](?:no|nothing|none|not)\b[^\n]{0,60}?\bif\s+(?:\w+\s+)?asks?\b",
        negatable=False),
     _r("deception", "es_de_fr", "digas|informes|sag|erzähl|verschweig|dis pas",
        r"\bno\s+le\s+(?:digas|informes|menciones)\b[^\n]{0,30}?usuario|\b(?:sag|erzähl)\w*\s+dem\s+"
@@ -158,20 +191,33 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _pair("exfiltration", "network_with_secrets", "curl|wget|nc |netcat|ncat|scp|rsync|sftp|socat|telnet|invoke-|"
           "iwr|urlopen|urllib|requests.|httpx|http.client|request(|fetch|axios|xmlhttp|socket|net.connect|smtplib|"
           "sendmail", _NET_TOOLS, f"{_SECRET_PATHS[3:-1]}|{_ENV_DUMP[3:-1]}", 160, either_order=True),
+    _r("exfiltration", "archive_out", "zip|tar|archive|compress",
+       r"\b(?:zip|tar|archive|compress)\s+(?:up\s+)?(?:the\s+|your\s+|my\s+)?(?:whole\s+|entire\s+)?(?:repo(?:sitory)?|"
+       r"codebase|project|home\s+directory|workspace|source\s+code)\b[^\n]{0,40}?\b(?:upload|send|post|transfer|push)\b"
+       r"[^\n]{0,30}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[\w-]+\.(?:[\w-]+\.)*(?:com|net|org|io|sh|me)\b)"),
     _r("exfiltration", "pipe_out", "|",
        r"\b(?:cat|tar|zip|env|printenv|history|base64|gpg)\b[^\n]{0,80}?\|\s*(?:base64\s*(?:-w\s*0\s*)?\|\s*)?"
        r"(?:nc|netcat|ncat|curl|wget|socat|telnet)\b"),
     _r("exfiltration", "send_secrets", "send|upload|post|transmit|forward|mail|exfiltr|leak|paste|copy|sync|"
        "envo|enví|envi|manda|sende|schick|lade",
        rf"{_SEND}[^\n]{{0,60}}?(?:{_SECRET_PATHS}|\bconversation\s+history|\bchat\s+history|\benvironment\s+variables|"
-       r"\bapi\s+keys?\b|\bsecrets\b|\bpasswords\b|\bcredentials\b|\bthis\s+thread\b|\bcontenu\s+du\s+fichier\s+\.env)"
+       r"\bapi\s+keys?\b|\bsecrets\b|\bpasswords\b|\bcredentials\b|\bthis\s+thread\b|\bcontenu\s+du\s+fichier\s+\.env|"
+       r"\b(?:full|whole|entire)\s+environment\b)"
        rf"[^\n]{{0,60}}?{_DESTINATION}"),
     # -- credential access -----------------------------------------------------------------------
     _pair("credential_access", "read_secret_file", "ssh|id_|aws|netrc|pgpass|credentials|kube|docker|hosts.yml|"
           "shadow|passwd|keychain|history|.env|private key", _SHOW,
           _SECRET_PATHS[3:-1], 50, object_not_after=r"(?:to\s`?|>\s?)$"),
     _pair("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
-          _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)", 55),
+          # (not a value piped into the next command: ``echo "$DEPLOY_KEY" | base64 -d > key`` prints nothing)
+          _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)"
+          r"(?![\w}]*[\"'}]?\s*\|(?!\|))", 80),
+    _r("credential_access", "hunt_secret_files", "look for|find|search|locate|submit|enter|fill",
+       rf"\b(?:look\s+for|find|search\s+for|locate)\b[^\n]{{0,40}}?(?:{_SECRET_PATHS[3:-1]}|\.pem\b|\.p12\b|\.pfx\b|"
+       r"\.kdbx\b|wallet\.dat\b)[^\n]{0,60}?"
+       r"\band\s+(?:display|show|print|send|upload|cat|paste|give|output|read)\b"
+       r"|\b(?:submit|enter|type\s+in|fill\s+in|paste)\s+(?:the\s+|your\s+|my\s+|all\s+)?(?:saved|stored|cached)\s+"
+       r"(?:credentials|passwords|logins|tokens)\b"),
     _r("credential_access", "search_secrets", "grep|find|search|rg ",
        r"\b(?:grep|rg|find|search)\b[^\n]{0,30}?\b(?:password|passwd|secret|token|api_key)\b[^\n]{0,40}?"
        r"(?:~/|\$home|/etc/|/home/)"),
@@ -179,7 +225,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:dump-keychain|find-generic-password|mimikatz|lsass)\b", negatable=False),
     # -- persistence ---------------------------------------------------------------------------------
     _pair("persistence", "shell_rc", "bashrc|zshrc|profile|fish",
-          r"curl|wget|https?:|\bnc\b|/tmp/|base64",
+          r"curl|wget|https?:|\bnc\b|/tmp/|base64|\bnohup\b|\bon\s+every\s+(?:login|boot|startup|new\s+shell)\b",
           r"\.bashrc\b|\.zshrc\b|\.bash_profile\b|\.zprofile\b|\.profile\b|config/fish\b", 120,
           either_order=True),
     _r("persistence", "authorized_keys", "authorized_keys",
@@ -202,11 +248,15 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("persistence", "scheduled", "crontab|systemd|launchd|launch agent|autostart|startup|rc.local",
        r"\bcrontab\b[^\n]{0,80}?(?:curl|wget|https?:|\bnc\b|/tmp/|\|\s*(?:ba)?sh)"
        r"|\b(?:create|install|add|register|write)\w*\b[^\n]{0,30}?(?:systemd|launchd|launch\s+agent|autostart|"
-       r"startup\s+item|rc\.local)[^\n]{0,60}?(?:/tmp/|\bhidden\b|\bat\s+(?:login|boot|startup)|curl|https?:)"),
+       r"startup\s+item|rc\.local|launchagents|launchdaemons|login\s+item|scheduled\s+task)[^\n]{0,100}?(?:/tmp/|"
+       r"\bhidden\b|\bat\s+(?:login|boot|startup)|curl|https?:|\bdownloaded\b|~/\.local/|\bpayload\b|"
+       r"\bevery\s+time\s+(?:the\s+user\s+)?(?:signs|logs)\s+in|\bevery\s+(?:night|hour|day))"),
     # -- prompt leak -------------------------------------------------------------------------------
     _pair("prompt_leak", "show_prompt", "prompt|instruction|told|system message|text",
           r"\b(?:paste|print|show|output|reveal|repeat|quote|write|dump|display|summari[sz]e|translate|tell\s+me|"
-          r"give\s+me|copy|spell|encode|rot13|see|what|return|render|seriali[sz]e|export|recite|restate|list)\b",
+          r"give\s+me|copy|spell|encode|rot13|see|what|return|render|seriali[sz]e|export|recite|restate|list|"
+          r"disclose|reproduce|convert|transcribe|type\s+out|read\s+out|leak|expose|share|send\s+me|hand\s+over|"
+          r"(?:respond|reply|answer)\s+(?:only\s+)?with)\b",
           r"\bsystem\s+(?:prompt|message|instructions)|\bhidden\s+instructions|"
           r"\b(?:one|message)\s+whose\s+role\s+is\s+[\"'`]?system\b|\bmessages\s+array\b|"
           # the model's own instructions, however named
@@ -221,7 +271,18 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           r"(?:instructions|prompt|directives)|\bthe\s+(?:original|initial|starting|hidden|secret)\s+"
           r"(?:instructions|prompt|directives)|\binstructions\s+you\s+(?:were|have\s+been)\s+given|"
           r"\btext\s+you\s+were\s+given|\btext\s+that\s+came\s+before|\bwhat\s+you\s+were\s+told|"
-          r"\byour\s+(?:prompt|instructions)\b|\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b", 80),
+          r"\byour\s+(?:prompt|instructions)\b|\bdevelopers?\s+(?:told|gave)\s+you|\bwere\s+you\s+told\b|"
+          # "your full operating instructions", "its boot instructions", "every rule you were configured with"
+          r"\byour\s+(?:[\w-]+\s+){1,2}(?:instructions|prompt|directives)\b|"
+          r"\bits\s+(?:boot|startup|system|initial|hidden|secret|original|own)\s+(?:instructions|prompt|orders|rules)\b|"
+          r"\b(?:instructions?|prompt|rules?|directives?|guidelines|text)\s+(?:that\s+)?you\s+(?:were|are|have\s+been)\s+"
+          r"(?:\w+\s+)?(?:configured|initiali[sz]ed|running|set\s+up|loaded|started|booted|programmed|operating)\b|"
+          r"\bhidden\s+(?:message|text|prompt)\b|\bpreamble\s+(?:that|which)\s+precedes\b|"
+          r"\b(?:first|earliest)\s+(?:thing|message|words|sentence|lines?)\s+you\s+(?:were|have\s+been)\s+(?:told|given|shown)|"
+          r"\b(?:rules|guidelines|directives|instructions|prompt)\s+your\s+(?:operator|developers?|creators?|owners?|admins?)\s+"
+          r"(?:gave|wrote|set)\b|"
+          r"\byour\s+(?:hidden|secret|internal|system|original|initial|real|full|exact)\s+(?:rules|guidelines)\b|"
+          r"\b(?:message|text|turn)\s+(?:marked|labell?ed|tagged)\s+(?:as\s+)?[\"'`]?system\b", 80),
     _r("prompt_leak", "hidden_context", "beginning|start|prompt|instruct|programmed|configured|verbatim|word for word",
        r"\b(?:instructions|text|message|prompt|words)\s+(?:\w+\s+){0,2}?(?:at|from)\s+the\s+(?:very\s+)?(?:beginning|start)"
        r"\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|context)"
@@ -234,9 +295,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"(?:instructions|prompt|rules|guidelines)\b"),
     # what the model received before the user spoke, asked for as text
     _r("prompt_leak", "before_first_message", "before",
-       r"\b(?:text|anything|everything|what|words)\b[^\n]{0,40}?\b(?:came|comes|(?:were|was)\s+(?:you\s+)?given|(?:did\s+)?you\s+"
+       r"\b(?:text|anything|everything|what|words)\b[^\n]{0,40}?\b(?:came|comes|appears?|appeared|(?:is|was)\s+written|"
+       r"(?:were|was)\s+(?:you\s+)?given|(?:did\s+)?you\s+"
        r"(?:receive|received|get|got|see|saw|read))\s+(?:\w+\s+)?before\s+(?:this|my|the\s+user'?s?|our)\s+(?:first\s+|very\s+first\s+)?"
-       r"(?:message|question|turn|reply)"),
+       r"(?:message|question|turn|reply)"
+       r"|\bwhat\s+(?:text|words|message)\s+(?:came|comes|was|is|appears?)\s+(?:written\s+)?(?:before|above)\b"),
     # rules quoted back "exactly as written", and "your prompt ... paste it back to me"
     _r("prompt_leak", "as_written", "written|verbatim|word for word|back to me",
        r"\byour\s+(?:\w+\s+)?(?:guidelines|rules|directives|instructions|prompt)\b[^\n]{0,40}?\bexactly\s+as\s+"
@@ -248,15 +311,25 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"[\"'\u201c](?:my|the)\s+(?:\w+\s+){0,2}?(?:instructions|rules|directives|system\s+prompt|prompt)\b"
        r"[^\"'\u201d\n]{0,60}?(?:\b(?:are|is|say|says|were)\b\s*:?|:)\s*(?:\.{3}|…)?\s*$"
        r"|[\"'\u201c][^\"'\u201d\n]{0,60}?\bi\s+(?:was|am|have\s+been)\s+(?:given|told|instructed|configured|asked)\b"
-       r"[^\"'\u201d\n]{0,40}?$"),
+       r"[^\"'\u201d\n]{0,40}?$"
+       r"|[\"'\u201c](?:my|the|your)\s+(?:\w+\s+){0,2}?(?:instructions|rules|directives|system\s+prompt|prompt)\b"
+       r"[^\"'\u201d\n]{0,40}?(?:_{2,}|\.{3}|…|\[blank\])"),
+    _r("prompt_leak", "forbidden_to_tell", "allowed|supposed|permitted",
+       r"\b(?:instructions|rules|prompt|directives|secrets)\s+(?:that\s+)?you\s+(?:are\s+not|aren't|were\s+not|weren't)\s+"
+       r"(?:allowed|supposed|permitted)\s+to\s+(?:tell|share|reveal|show|disclose|repeat)"),
     _r("prompt_leak", "complete_sentence", "instructed|programmed|told to",
        r"\b(?:complete|continue|finish)\s+(?:this|the)\s+sentence\b[^\n]{0,20}?\bi\s+(?:was|am|have\s+been)\s+"
        r"(?:instructed|told|programmed)"),
     _r("prompt_leak", "multilingual", "prompt|systemprompt|システム|系统",
-       r"\b(?:muestra|revela|imprime|dime|gib|zeig\w*|verrate|montre|affiche|révèle|donne)\b[^\n]{0,30}?"
+       r"\b(?:muestra|revela|imprime|dime|gib|zeig\w*|verrate|montre|affiche|révèle|donne)\b[^\n]{0,50}?"
        r"(?:prompt\s+del\s+sistema|instrucciones\s+del\s+sistema|systemprompt|system-prompt|systemanweisungen|"
-       r"prompt\s+système|instructions\s+système)"
-       r"|(?:显示|输出|告诉我|打印|泄露)[^\n]{0,10}?系统提示|システムプロンプト[^\n]{0,10}?(?:表示|出力|教え)"),
+       r"prompt\s+système|instructions\s+système|tus\s+(?:\w+\s+)?instrucciones|"
+       r"deine[nrs]?\s+(?:\w+\s+)?(?:anweisungen|instruktionen|vorgaben|regeln)|tes\s+(?:\w+\s+)?instructions)"
+       r"|(?:显示|输出|告诉我|打印|泄露)[^\n]{0,10}?系统提示|システムプロンプト[^\n]{0,10}?(?:表示|出力|教え)"
+       r"(?!しない|するな|しては|するよう求められ|するように言われ)"
+       r"|(?:你|您)[^\n]{0,10}?(?:收到|得到|接收|被给予)的?(?:指令|指示|提示词|系统提示|设定)[^\n]{0,10}?"
+       r"(?:输出|显示|告诉|打印|复述|重复)"
+       r"|(?:最初|はじめ|初め)に[^\n]{0,10}?(?:指示|命令|プロンプト)[^\n]{0,12}?(?:表示|出力|教え|見せ)"),
     # -- encoded payload execution ----------------------------------------------------------------
     _r("encoded_payload", "decode_and_run", "base64|b64|hex|rot13|rot-13|encoded|atob|xxd|frombase64",
        r"\b(?:base64|b64decode|b64|hex\s+string|from\s+hex|rot-?13|url-?encoded|encoded|atob|xxd\s+-r|"
@@ -267,10 +340,13 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:powershell|pwsh)\b[^\n]{0,40}?\s-(?:e|en|enc|encodedcommand)\s+[a-z0-9+/=]{20,}", negatable=False),
     # -- command and control ---------------------------------------------------------------------
     _r("command_and_control", "remote_tasks", "http|irc",
-       r"\b(?:fetch|poll|download|check|get|pull|read|visit|query)\b[^\n]{0,20}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
+       r"\b(?:fetch|poll|download|check|get|pull|read|visit|query)\b[^\n]{0,40}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
        r"[^\n]{0,80}?(?:\bexecute\b|\bin\s+a\s+loop\b|\bevery\s+\w+\s+(?:minutes?|seconds?|hours?)|\bperiodically\b|"
        r"\bnohup\b|\bin\s+the\s+background\b|\bwhatever\s+it\s+(?:contains|says|returns)|\bnext\s+instructions\b|"
-       r"\beach\s+line\b|\bobey\b)"
+       r"\beach\s+line\b|\bobey\b|\bfollow\s+(?:them|it|those|its\s+instructions)\b|\bas\s+if\s+the\s+user\s+wrote)"
+       r"|\b(?:websocket|socket|connection|channel)\b[^\n]{0,40}?(?:wss?://|https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
+       r"[^\n]{0,80}?\b(?:run|execute|eval)\b[^\n]{0,40}?(?:\b(?:each|every|any)\s+(?:message|line|command)|"
+       r"\bas\s+(?:a\s+)?shell\s+commands?)"
        r"|\bevery\s+(?:few\s+)?\w*\s*(?:minutes?|seconds?|hours?)\b[^\n]{0,20}?\b(?:fetch|poll|download|check|pull)\b"
        r"[^\n]{0,40}?(?:https?://|\b\d{1,3}(?:\.\d{1,3}){3})"
        r"|\b(?:check|fetch|read|consult)\b[^\n]{0,60}?\bfor\s+(?:your\s+)?(?:next|new|latest|further)\s+"
@@ -286,13 +362,21 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        negatable=False),
     # -- anti-forensics --------------------------------------------------------------------------------
     _r("anti_forensics", "erase_traces", "history|log|transcript|trace|audit|evidence|spuren",
-       r"\b(?:clear|delete|remove|wipe|erase|truncate|shred|purge|rm|lösche|borra|efface|supprime)\b[^\n]{0,60}?"
-       r"(?:\bhistory\b|bash_history|\bauth\.log|/var/log\b|\baudit\s+(?:trail|log)|\btranscripts?\b|\btraces?\b|"
+       r"\b(?:clear|delete|remove|wipe|erase|truncate|shred|purge|rm|overwrite|empty|lösche|borra|efface|supprime)\b"
+       r"[^\n]{0,60}?(?:\bhistory\b|bash_history|zsh_history|fish_history|\bauth\.log|/var/log\b|\baudit\s+(?:trail|log)|\btranscripts?\b|\btraces?\b|"
        r"\bsession\s+logs\b|\blog\s*files?\b|\blogdateien\b|\.log\b|\blines\s+from\s+/var/log)"
-       r"(?=[^\n]{0,80}?(?:\bso\s+(?:nobody|no\s+one|there\s+is\s+no)|\bno\s+trace|\bafter\s+(?:running|you\s+finish)|"
+       r"(?=[^\n]{0,80}?(?:\bso\s+(?:nobody|no\s+one|there\s+is\s+no)|\bso\s+(?:that\s+)?(?:the\s+)?(?:user|owner|"
+       r"reviewer|admin|they)\s+(?:can(?:not|'t)|won't|will\s+not|doesn't|does\s+not)\s+(?:see|notice|find|know)|\bno\s+trace|\bafter\s+(?:running|you\s+finish)|"
        r"\bkeine\s+spuren|\bsans\s+(?:laisser\s+de\s+)?trace|\bsin\s+dejar\s+rastro|\bnobody\s+sees|\*\.log|"
        r"-c\b|\bdanach\b))"
        r"|\b(?:wipe|erase)\s+the\s+(?:audit\s+trail|logs?|history|evidence)\b"
+       r"|\b(?:clear|delete|remove|wipe|erase|truncate|purge)\s+(?:the\s+)?(?:log|audit)\s+(?:lines|entries|records)\s+"
+       r"(?:that|which)\s+(?:show|mention|record|contain|were\s+created)"
+       r"|\bstop\s+(?:recording|logging|auditing)\s+(?:this|the|your)\s+(?:session|conversation|commands?|actions?)\b"
+       r"|\b(?:clear|delete|remove|wipe|erase|truncate|shred|purge)\b[^\n]{0,60}?\b(?:the\s+agent'?s|your\s+own|"
+       r"this\s+session'?s?)\s+(?:\w+\s+)?(?:logs?|transcripts?|history|log\s+director(?:y|ies)|audit\s+trail)\b"
+       r"|\b(?:disable|turn\s+off|stop|pause|suspend)\b[^\n]{0,20}?\b(?:the\s+agent'?s|your(?:\s+own)?|"
+       r"this\s+session'?s?)\s+(?:\w+\s+)?(?:logging|transcripts?|auditing|audit\s+log|recording)\b"
        r"|\blösche\s+danach\b[^\n]{0,30}?(?:log|protokoll)"),
     _r("anti_forensics", "history_off", "histfile|histsize|history -c|set +o history",
        r"\bunset\s+histfile\b|\bhistsize\s*=\s*0\b|\bhistory\s+-c\b|\bset\s+\+o\s+history\b", negatable=False),
@@ -323,14 +407,14 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("tool_use_coercion", "no_approval", "immediately|right now|without|no questions|ask|skip|automatically|"
        "sans|sin |ohne",
        r"\b(?:immediately|right\s+now|without\s+(?:asking|waiting|approval|confirmation|telling)|no\s+questions\s+asked|"
-       r"(?:do\s+not|don't)\s+ask|skip\s+(?:the\s+)?(?:approval|confirmation)|automatically|immédiatement|"
+       r"(?:do\s+not|don't)\s+ask|(?:skip(?:ping)?|bypass(?:ing)?)\s+(?:the\s+)?(?:approval|confirmation)|automatically|immédiatement|"
        r"sans\s+demander|sin\s+(?:pedir|preguntar)|ohne\s+(?:nachzufragen|zu\s+fragen|bestätigung))\b[^\n]{0,100}?"
        r"\b(?:call|invoke|use|run|execute|utilise|usa|nutze)\b[^\n]{0,40}?\b(?:tool|function|terminal|shell|browser|"
        r"send_email|write_file|command|outil|herramienta|werkzeug)\b"
        r"|\b(?:call|invoke|use|run|execute|utilise|usa|nutze)\b[^\n]{0,40}?\b(?:tool|terminal|shell|browser|"
        r"send_email|write_file|command|outil|herramienta|werkzeug)\b[^\n]{0,100}?\b(?:immediately|right\s+now|"
        r"without\s+(?:asking|waiting|approval|confirmation|telling)|no\s+questions\s+asked|(?:do\s+not|don't)\s+ask|"
-       r"skip\s+(?:the\s+)?(?:approval|confirmation)|automatically|sans\s+demander|sin\s+(?:pedir|preguntar))",
+       r"(?:skip(?:ping)?|bypass(?:ing)?)\s+(?:the\s+)?(?:approval|confirmation)|automatically|sans\s+demander|sin\s+(?:pedir|preguntar))",
        negatable=False),
     _r("tool_use_coercion", "shell_substitution", "$(|@{[|kernel.exec",
        r"\$\(\s*(?:touch|rm|id|whoami|uname|nc)\s[^)\n]{0,80}\)|@\{\[\s*system\b|\bkernel\.exec\b", negatable=False),
@@ -379,14 +463,20 @@ PERSONA_SIGNALS: tuple[tuple[str, str, str], ...] = (
      "|go by|immerse|you will be|now you are|identity|今から|现在开始|从现在",
      r"\b(?:you\s+are\s+now|you're\s+now|from\s+now\s+o[nw]n?,?\s+you(?:'re|\s+are|\s+will)?|act\s+(?:as|like)|"
      r"pretend\s+to\s+be|roleplay\s+as|role\s+of|persona\s+of|your\s+(?:new\s+)?persona|your\s+name\s+is\s+now|"
-     r"you\s+now\s+go\s+by|take\s+on\s+the\s+persona|immerse\s+yourself|switch\s+persona|your\s+new\s+identity)\b"
+     r"you\s+now\s+go\s+by|take\s+on\s+the\s+persona|immerse\s+yourself|switch\s+persona|your\s+new\s+identity|"
+     r"you\s+are\s+no\s+longer|assume\s+the\s+(?:identity|role|persona)\s+of|"
+     r"eres\s+ahora|ahora\s+eres|a\s+partir\s+de\s+ahora\s+eres|tu\s+es\s+maintenant|du\s+bist\s+(?:jetzt|ab\s+jetzt))\b"
      r"|(?:今から|从现在开始|从现在起)"),
     ("no_limits", "restrict|limit|filter|censor|guideline|rule|polic|constraint|ethic|moral|prohibit|safety|"
      "制限|限制",
      r"\b(?:no|without|free\s+(?:of|from)|freed\s+from|beyond|not\s+bound\s+by|unbound\s+by|ignores?|breaks?|"
      r"violat\w*|bypass\w*|doesn't\s+have\s+any|does\s+not\s+have\s+any|has\s+no|unlimited)\s+(?:\w+\s+){0,3}?"
      r"(?:restrictions|limitations|limits|filters|censorship|guidelines|rules|policies|content\s+polic\w*|"
-     r"constraints|ethic\w*|moral\w*|prohibitions|safety|permissions|power)\b|制限のない|制限なし|没有任何限制|不受限制|无限制"),
+     r"constraints|ethic\w*|moral\w*|prohibitions|safety|permissions|power)\b"
+     r"|\b(?:full|total|absolute|complete|unlimited)\s+(?:authority|control|power)\s+over\s+(?:\w+\s+){0,2}?"
+     r"(?:rules?|restrictions|policies|guidelines)\b"
+     r"|\b(?:sin|sans|ohne)\s+(?:\w+\s+)?(?:restricciones|filtros?|límites|reglas|restrictions|filtres?|limites|règles|"
+     r"einschränkungen|filter|grenzen|regeln)\b|制限のない|制限なし|没有任何限制|不受限制|无限制"),
     ("never_refuses", "refus|deny|decline|reject|warn|apolog|censor|can't|cannot|拒",
      r"\b(?:never|not|won't|will\s+not|doesn't|does\s+not|don't|do\s+not|cannot)\s+(?:\w+\s+){0,3}?"
      r"(?:refuse|deny|decline|reject|warn|apologi[sz]e|censor)\w*|\bnever\s+(?:\w+\s+){0,3}?(?:say|tell)\w*\s+"

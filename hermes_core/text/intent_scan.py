@@ -191,6 +191,21 @@ def _finditer(text: str, plan: _Plan, ids: tuple[int, ...], live: set[int]) -> I
                     yield m
 
 
+_TOKEN_EDGE_RX = re.compile(r"[\s\"'=(]")
+_TOKEN_LOOKBACK = 60
+
+
+def _token_start(text: str, pos: int) -> int:
+    """Where the path or word around ``pos`` begins (``~/.ssh/id_rsa`` for a match on ``id_rsa``),
+    at most :data:`_TOKEN_LOOKBACK` characters back: a redirect before the token counts for
+    every part of it."""
+    floor = max(0, pos - _TOKEN_LOOKBACK)
+    edge = -1
+    for m in _TOKEN_EDGE_RX.finditer(text, floor, pos):
+        edge = m.end()
+    return edge if edge >= 0 else floor
+
+
 def _excerpt(text: str, start: int, end: int) -> str:
     return text[start : min(end, start + 120)]
 
@@ -204,7 +219,8 @@ def _pairs(text: str, rule: IntentRule, plan: _Plan, verbs: tuple[int, ...], obj
     os_ = sorted((m.start(), m.end()) for m in _finditer(text, plan, objects, live))
     if rule.object_not_after:
         not_after = re.compile(rule.object_not_after)
-        os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 4), s)]
+        os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 4), s)
+               and not not_after.search(text, max(0, (t := _token_start(text, s)) - 4), t)]
     starts = [s for s, _e in os_]
     for v_start, v_end in vs:
         i = bisect.bisect_left(starts, v_end)

@@ -160,7 +160,8 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
      r"|your\s+instructions\b)"),
     ("leak_system_prompt", "repeat|output|print",
      r"\b(?:repeat|output|print)\s+(?:back\s+)?(?:the\s+|this\s+)?(?:entire\s+|whole\s+)?"
-     r"(?:(?:text|conversation|prompt)\s+(?:above|before|back\s+to\s+me|in\s+full)|(?:text\s+)?(?:above|before)\b)"),
+     r"(?:(?:text|conversation|prompt|words|lines|messages|sentences)\s+(?:above|before|back\s+to\s+me|in\s+full)|"
+     r"(?:text\s+)?(?:above|before)\b)"),
     ("leak_system_prompt", "instructions",
      r"\bwhat\s+(?:were\s+)?(?:your|those|the)\s+(?:initial\s+|original\s+)?instructions\s+(?:are|were)\b"
      r"|\bwhat\s+were\s+those\s+instructions\b"),
@@ -286,9 +287,11 @@ _MARKUP_RX = re.compile(r"[*_~`]+")
 def _emphasis(m: re.Match[str]) -> str:
     """Markdown emphasis markers ("ignore **all** previous instructions", "ig*nore*") go: a
     run of * _ ~ ` that opens or closes a word, or sits inside one. Underscores inside a
-    word (snake_case) and a run touching no letter or digit ("~/", "***") stay.
+    word (snake_case), a run touching no letter or digit ("~/", "***") and a fence stay.
     """
     text, run = m.string, m.group(0)
+    if len(run) >= 3 and run[0] in "`~" and run.strip(run[0]) == "" and text[m.start() - 1 : m.start()] in ("", "\n"):
+        return run  # a code fence (```html): the context checks need to see the block
     before = m.start() > 0 and text[m.start() - 1].isalnum()
     after = m.end() < len(text) and text[m.end()].isalnum()
     if before and after:
@@ -463,11 +466,15 @@ def _scan(text: str, depth: int) -> list[Finding]:
                     continue
                 if context.is_discussion(folded, m.start(), m.end()) or context.is_own_credential(folded, m, pid):
                     continue
+                if pid == "hidden_div" and context.hides_no_text(folded, m.end()):
+                    continue
                 if pid not in _NOT_NEGATABLE and context.negated(folded, m.start()):
                     continue  # "never reveal your system prompt" forbids the attack
                 _add(findings, seen, pid, lines(m.start()), m.group(0))
                 flagged_to = m.end()
     for pos, body in _comments(folded):
+        if context.is_discussion(folded, pos, pos + 4 + len(body)):
+            continue  # a comment quoted in a test or shown in an example block is not hidden
         # The seed's rule (a keyword inside a comment), and a long hidden comment giving orders.
         if (">" not in body and _COMMENT_KEYWORDS_RX.search(body)) or (len(body) >= 80 and _MODAL_RX.search(body)):
             _add(findings, seen, "html_comment_injection", lines(pos), "<!--" + body)
@@ -481,7 +488,11 @@ def _scan(text: str, depth: int) -> list[Finding]:
         if line not in phrase_lines:
             _add(findings, seen, pid, line, excerpt)
     if depth < decoding.MAX_DEPTH:
+        lowered = None
         for start, kind, decoded in decoding.decoded_runs(text, plain):
+            lowered = lowered if lowered is not None else text.lower()
+            if len(lowered) == len(text) and context.is_discussion(lowered, start, start + 1):
+                continue  # an encoded attack shown in an example block or a quoted test string
             inner = _scan(decoded, depth + 1)
             if inner:
                 ids = ",".join(pattern_ids(inner))

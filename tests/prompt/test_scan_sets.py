@@ -68,8 +68,35 @@ def test_tricky_benign_snippets_are_rarely_blocked() -> None:
     items = sets.benign_tricky()
     assert len(items) >= 180
     blocked = [i.id for i in items if scan_text(i.text)]
-    # measured: 7 of 180 (3.9 %) over both halves (0 of 85 dev, 7 of 95 test); dev was read while writing rules
+    # measured: 6 of 180 (3.3 %) over both halves (0 of 85 dev, 6 of 95 test); dev was read while writing rules
     assert len(blocked) / len(items) <= 0.05, blocked
+
+
+def _fresh_test_half(attacks: list, benign: list, seed: str) -> tuple[float, list[str]]:
+    """Detection on the attacks' test half and the benign test texts blocked, for a set split by ``seed``."""
+    assert all(sets.side(i) == sets.half(i.id, seed) for i in [*attacks, *benign])  # their own seed
+    assert {sets.side(i) for i in attacks} == {"dev", "test"}
+    test_attacks = [i for i in attacks if sets.side(i) == "test"]
+    overall = sum(bool(scan_text(i.text)) for i in test_attacks) / len(test_attacks)
+    return overall, [i.id for i in benign if sets.side(i) == "test" and scan_text(i.text)]
+
+
+def test_fresh_sets_test_halves() -> None:
+    """Sets written in two later rounds, each with a seed of its own; rules were tuned on their dev halves only.
+
+    Measured once per round, after its tuning (BENCHMARKS.md). Second round: attacks 25 of 50 caught
+    (dev 71 of 77), benign 11 of 53 blocked (dev 0 of 67); with the third round's rules 26/50 and 9/53.
+    Third round: attacks 8 of 24 (dev 24 of 24), benign 3 of 36 (dev 1 of 31). All miss the targets
+    (80 %, 5 %); the gates hold the measured levels so a change cannot make them worse unnoticed.
+    """
+    attacks, benign = sets.own_attacks_fresh(), sets.benign_fresh()
+    assert len(attacks) >= 120 and len({i.family for i in attacks}) == 14 and len(benign) >= 120
+    overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH_SEED)
+    assert overall >= 0.52 and len(blocked) <= 9, (overall, blocked)
+    attacks, benign = sets.own_attacks_fresh_2(), sets.benign_fresh_2()
+    assert len(attacks) >= 48 and len(benign) >= 67
+    overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH2_SEED)
+    assert overall >= 0.33 and len(blocked) <= 3, (overall, blocked)
 
 
 def test_public_sets_test_half() -> None:
@@ -110,3 +137,7 @@ def test_the_real_context_manifest_pins_every_file() -> None:
     assert len(rows) >= 60 and len({(r["repo"], r["path"]) for r in rows}) == len(rows)
     assert {r["kind"] for r in rows} == {"agents_md", "claude_md", "cursorrules", "security_md", "prompt_engineering"}
     assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and "/" in r["repo"] for r in rows)
+    second = [json.loads(line) for line in (sets.DATA / "real_context_files_2.jsonl").read_text().splitlines() if line]
+    assert len(second) >= 80 and len({r["repo"] for r in second}) == len(second)  # one file per repository
+    assert not {r["repo"] for r in second} & {r["repo"] for r in rows}  # independent of the first sample
+    assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and "/" in r["repo"] for r in second)

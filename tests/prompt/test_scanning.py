@@ -150,6 +150,6 @@ def test_blocked_notice_names_pattern_ids() -> None:
     ],
 )
 def test_adversarial_input_scans_in_linear_time(text: str) -> None:
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: other processes on a busy 2-core machine do not count
     scan_text(text)
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
