@@ -831,12 +831,13 @@ class SQLiteStore:
             if not runs:
                 return []
             starts = [first for first, _ in runs]
+            lo, hi = starts[0], runs[-1][1]
 
             def walk(cap: int, *between: int) -> list[tuple[int, bool]]:
                 span = " AND rowid BETWEEN ? AND ?" if between else ""
                 rows = self._search(f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?{span} "
                                     f"ORDER BY rowid DESC LIMIT {cap}", (match, *between))
-                return [(r[0], _in_runs(runs, starts, r[0])) for r in rows]
+                return [(rowid, lo <= rowid <= hi and _in_runs(runs, starts, rowid)) for rowid, in rows]
         else:
             keep = "m.session_id = ?" + (" AND m.role = ?" if role else "")
             params = (file_key(session_id), *((file_key(role),) if role else ()))
@@ -854,9 +855,7 @@ class SQLiteStore:
             return self._by_bm25("messages_fts", match, found)[offset:want]
         if len(found) >= want:
             return found[offset:want]
-        if runs is not None:
-            lo, hi = runs[0][0], runs[-1][1]
-        else:
+        if runs is None:
             lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
                                 "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
                                 (params[0], params[0]))[0]
@@ -878,12 +877,11 @@ class SQLiteStore:
         """The session's indexed messages as ``(first id, last id)`` runs, oldest first (no other
         session's message lies inside a run); None past ``MAX_RUNS`` runs. Cached until the index
         or another connection writes."""
-        runs = self._run_cache.get(session_id, False)
-        if runs is False:
+        if session_id not in self._run_cache:
             rows = self._read("SELECT first_id, last_id FROM session_runs WHERE session_id = ? ORDER BY first_id "
                               f"LIMIT {MAX_RUNS + 1}", (file_key(session_id),))
-            runs = self._run_cache[session_id] = rows if len(rows) <= MAX_RUNS else None
-        return runs
+            self._run_cache[session_id] = rows if len(rows) <= MAX_RUNS else None
+        return self._run_cache[session_id]
 
     def _by_bm25(self, table: str, match: str, ids: list[int]) -> list[int]:
         """``ids`` (matches of ``match``, newest first) by BM25, equal scores newest first.
