@@ -118,18 +118,14 @@ DROP TABLE IF EXISTS summaries_fts;
 CREATE VIRTUAL TABLE summaries_fts USING fts5(meta, body, parts, content='', columnsize=0);
 """
 
-#: Added to a schema-3 file at open (older code ignores both; what it indexes meanwhile is added
-#: from ``runs_upto`` at the next flush):
-#: * each session's indexed messages as runs of ids no other session's message interrupts, what
-#:   a session search checks a match against instead of reading its row;
-#: * the message index merged at 3 segments a level (FTS5's default is 4): a query pays per
-#:   segment, and this keeps ~9 instead of ~15 at 100,000 messages for a few % more index work.
+#: Each session's indexed messages as runs of ids no other session's message interrupts: what a
+#: session search checks a match against instead of reading its row. Added to a schema-3 file at
+#: open (older code ignores it; what it indexes meanwhile is added from ``runs_upto`` at the next flush).
 RUNS = """
 CREATE TABLE IF NOT EXISTS session_runs (
     session_id TEXT NOT NULL, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL, PRIMARY KEY (session_id, first_id)
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO state (key, value) VALUES ('runs_upto', 0);
-INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', 3);
 """
 
 
