@@ -7,6 +7,9 @@ it; :class:`SQLiteStore` is the embedded default (one file, WAL, FTS5).
 :mod:`hermes_context_lcm.codec` for the encoding that takes anything an agent can produce
 (lone surrogates, NUL, any nesting depth) and gives it back exactly.
 
+Session ids and roles are stored as :func:`file_key` gives them (a lone surrogate, which
+SQLite cannot bind, escaped; see :func:`hermes_context_lcm.codec.escape_key`) and read back exactly.
+
 **Identity.** Ids are assigned at ingest (``(session_id, seq)`` unique, ``id`` global and
 increasing). Each message also gets a content identity: a hash of its session, the identity
 of the message before it in the conversation, and its own encoded form, under a UNIQUE
@@ -33,6 +36,7 @@ Files are created 0600, directories 0700.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import logging
@@ -61,6 +65,7 @@ Message = dict[str, Any]
 T = TypeVar("T")
 SCHEMA_VERSION = 3  # 2 added layouts; 3 added message identity and the finer index text
 RANK_LIMIT = 50  # a query with up to this many matches is ranked by BM25; one with more, newest first
+MAX_RUNS = 256  # a session in more id runs than this is searched through the messages table
 Durability = Literal["normal", "full"]
 
 SCHEMA = """
@@ -113,6 +118,17 @@ DROP TABLE IF EXISTS summaries_fts;
 CREATE VIRTUAL TABLE summaries_fts USING fts5(meta, body, parts, content='', columnsize=0);
 """
 
+#: Each session's indexed messages as runs of ids no other session's message interrupts: what a
+#: session search checks a match against instead of reading its row. Added to a schema-3 file at
+#: open (older code ignores it; what it indexes meanwhile is added from ``runs_upto`` at the next flush).
+RUNS = """
+CREATE TABLE IF NOT EXISTS session_runs (
+    session_id TEXT NOT NULL, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL, PRIMARY KEY (session_id, first_id)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO state (key, value) VALUES ('runs_upto', 0);
+"""
+
+
 class StoreError(Exception):
     """The store cannot do what was asked; the message names the file and the cause.
 
@@ -155,6 +171,13 @@ class StoredMessage(NamedTuple):
     meta: str
     tokens: int
     created_at: float
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> StoredMessage:
+        """A ``messages`` row (``SQLiteStore._COLUMNS``), its keys as given at ingest."""
+        if row[1].startswith(codec.KEY_ESCAPE) or row[3].startswith(codec.KEY_ESCAPE):
+            row = (row[0], codec.unescape_key(row[1]), row[2], codec.unescape_key(row[3]), *row[4:])
+        return cls._make(row)
 
     def message(self) -> Message:
         """The original message dict, equal to what was ingested (same key order)."""
@@ -214,6 +237,11 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+def file_key(value: str) -> str:
+    """A session id or role as the SQLite store's columns hold it (reversible; NUL kept as is)."""
+    return codec.escape_key(value, nul=False)
+
+
 def session_token(session_id: str) -> str:
     """One FTS token per session (ids may hold any characters)."""
     return "s" + hashlib.sha1(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -259,7 +287,7 @@ def message_tokens(msg: Message) -> int:
         return len(codec.dumps(msg)) // 4 + 10
 
 
-#: What ``append`` stores per message: role, content, meta, token estimate.
+#: What ``append`` stores per message: role (as given: each store escapes its keys), content, meta, token estimate.
 Row = tuple[str, str | bytes | None, str, int]
 
 
@@ -270,7 +298,7 @@ def encode_rows(messages: Sequence[Message], parents: Sequence[int | None] | Non
     rows = []
     for msg in messages:
         content, meta = codec.encode_message(msg)
-        rows.append((codec.storable_text(str(msg.get("role") or "")), content, meta, message_tokens(msg)))
+        rows.append((str(msg.get("role") or ""), content, meta, message_tokens(msg)))
     return rows
 
 
@@ -300,8 +328,9 @@ def _fts_phrase(tokens: str, prefix: bool) -> str:
     return '"' + tokens.replace('"', '""') + '"' + ("*" if prefix else "")
 
 
+@functools.lru_cache(maxsize=1024)
 def term_expression(term: Term) -> str:
-    """One term as FTS5.
+    """One term as FTS5 (cached: building it costs more than a rare word's whole search).
 
     * one identifier-like run of several parts (``getUserName``, ``1.2.3``, ``max_retry``):
       its pair tokens in ``parts`` (plus the whole word in ``body`` when it is one token);
@@ -330,6 +359,11 @@ def fts_match(query: TextQuery, meta_tokens: Sequence[str] = ()) -> str:
     if meta_tokens:
         match = f"({match})" + "".join(f" AND meta : {token}" for token in meta_tokens)
     return match
+
+
+def _in_runs(runs: Sequence[tuple[int, int]], starts: Sequence[int], rowid: int) -> bool:
+    at = bisect.bisect_right(starts, rowid) - 1
+    return at >= 0 and rowid <= runs[at][1]
 
 
 def _index_row(rowid: int, meta: str, text: str) -> tuple[int, str, str, str]:
@@ -371,7 +405,9 @@ class SQLiteStore:
         self._next_id = 1
         self._next_seq: dict[str, int] = {}
         self._last_ident: dict[str, bytes] = {}
+        self._run_cache: dict[str, list[tuple[int, int]] | None] = {}
         self._fts_upto = 0
+        self._runs_upto = 0
 
     def _open(self) -> None:
         """Connect, check cheaply, create or migrate the schema. Raises StoreError."""
@@ -397,6 +433,10 @@ class SQLiteStore:
                 self._create_schema()
             else:
                 self._quick_check()
+            if not self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'session_runs'").fetchone():
+                with self._write(check_file=False) as conn:
+                    for statement in filter(str.strip, RUNS.split(";")):
+                        conn.execute(statement)
             if not memory:
                 for suffix in ("-wal", "-shm"):
                     _tighten(Path(f"{self.path}{suffix}"))
@@ -579,11 +619,12 @@ class SQLiteStore:
                 ids: list[int] = []
                 new_rows = []
                 next_id = first_id
+                key = file_key(session_id)
                 for ident, (role, content, meta, tokens) in zip(idents, rows, strict=True):
                     mid = existing.get(ident)
                     if mid is None:
                         mid = existing[ident] = next_id
-                        new_rows.append((mid, session_id, seq, role, content, meta, tokens, now, ident))
+                        new_rows.append((mid, key, seq, file_key(role), content, meta, tokens, now, ident))
                         next_id += 1
                         seq += 1
                     ids.append(mid)
@@ -630,7 +671,7 @@ class SQLiteStore:
         if cached is not None:
             return cached
         row = conn.execute("SELECT id, ident FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
-                           (session_id,)).fetchone()
+                           (file_key(session_id),)).fetchone()
         ident = b"" if row is None else (row[1] if row[1] is not None else b"id:%d" % row[0])
         self._last_ident[session_id] = ident
         return ident
@@ -644,7 +685,8 @@ class SQLiteStore:
         self._sync(conn)
         seq = self._next_seq.get(session_id)
         if seq is None:
-            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
+            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?",
+                                (file_key(session_id),)).fetchone()[0]
             seq = 0 if last is None else last + 1
         return self._next_id, seq
 
@@ -656,7 +698,9 @@ class SQLiteStore:
             self._next_id = (conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0) + 1
             self._next_seq = {}
             self._last_ident = {}
-            self._fts_upto = conn.execute("SELECT value FROM state WHERE key = 'fts_upto'").fetchone()[0]
+            self._run_cache = {}
+            marks = dict(conn.execute("SELECT key, value FROM state WHERE key IN ('fts_upto', 'runs_upto')"))
+            self._fts_upto, self._runs_upto = marks["fts_upto"], marks.get("runs_upto", 0)
 
     def _index_pending(self, conn: sqlite3.Connection, last_id: int, at_least: int) -> int:
         """Add messages after the index watermark to the FTS index once enough wait; the new mark."""
@@ -669,22 +713,51 @@ class SQLiteStore:
         conn.executemany(
             "INSERT INTO messages_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
             [_index_row(m.id, f"{session_token(m.session_id)} {role_token(m.role)}", m.text())
-             for m in map(StoredMessage._make, rows)],
+             for m in map(StoredMessage.from_row, rows)],
         )
         conn.execute("UPDATE state SET value = ? WHERE key = 'fts_upto'", (last_id,))
+        self._add_runs(conn, last_id, rows if self._runs_upto == upto else None)
         return last_id
+
+    def _add_runs(self, conn: sqlite3.Connection, last_id: int, rows: Sequence[Sequence[Any]] | None) -> None:
+        """Extend ``session_runs`` to ``last_id`` (from ``rows``, the messages after the runs'
+        mark in id order, or read here when older code indexed some): a message continues its
+        session's newest run when the message before it was the same session's."""
+        upto = self._runs_upto
+        if rows is None:
+            rows = conn.execute("SELECT id, session_id FROM messages WHERE id > ? AND id <= ? ORDER BY id",
+                                (upto, last_id)).fetchall()
+        before = conn.execute("SELECT session_id FROM messages WHERE id <= ? ORDER BY id DESC LIMIT 1",
+                              (upto,)).fetchone()
+        runs: list[list[Any]] = [[before[0] if before else None, None, upto]]  # [key, first id or None, last id]
+        for row in rows:
+            if row[1] == runs[-1][0]:
+                runs[-1][2] = row[0]
+            else:
+                runs.append([row[1], row[0], row[0]])
+        key, _, last = runs[0]
+        if key is not None and last > upto:
+            conn.execute("UPDATE session_runs SET last_id = ? WHERE session_id = ? AND first_id = "
+                         "(SELECT max(first_id) FROM session_runs WHERE session_id = ?)", (last, key, key))
+        conn.executemany("INSERT INTO session_runs (session_id, first_id, last_id) VALUES (?, ?, ?)", runs[1:])
+        conn.execute("UPDATE state SET value = ? WHERE key = 'runs_upto'", (last_id,))
+        self._runs_upto = last_id
+        for key, *_ in runs:
+            self._run_cache.pop(codec.unescape_key(key) if key is not None else "", None)
 
     def flush_index(self) -> None:
         """Index every stored message now (searches call this first; a no-op when nothing
         waits, known without a read when no other connection wrote since)."""
         def flush() -> None:
             self._sync(self.conn)
-            if self._fts_upto >= self._next_id - 1:
+            if self._fts_upto >= self._next_id - 1 and self._runs_upto >= self._fts_upto:
                 return
             try:
                 with self._write() as conn:
                     self._positions(conn, "")
                     self._fts_upto = self._index_pending(conn, self._next_id - 1, 1)
+                    if self._runs_upto < self._fts_upto:  # older code indexed some
+                        self._add_runs(conn, self._fts_upto, None)
             except BaseException:
                 self._version = None
                 raise
@@ -701,15 +774,15 @@ class SQLiteStore:
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self._read(f"SELECT {self._COLUMNS} FROM messages WHERE id IN ({marks})", chunk):
-                found[row[0]] = StoredMessage(*row)
+                found[row[0]] = StoredMessage.from_row(row)
         return [found[i] for i in wanted if i in found]
 
     def session_messages(self, session_id: str, after_id: int = 0, limit: int = 100) -> list[StoredMessage]:
         rows = self._read(
             f"SELECT {self._COLUMNS} FROM messages WHERE session_id = ? AND id > ? ORDER BY seq LIMIT ?",
-            (session_id, after_id, limit),
+            (file_key(session_id), after_id, limit),
         )
-        return [StoredMessage(*r) for r in rows]
+        return [StoredMessage.from_row(r) for r in rows]
 
     def scan_messages(self, session_id: str | None, before_id: int | None, limit: int) -> list[StoredMessage]:
         """Newest first, for regex scans that page by id."""
@@ -720,9 +793,9 @@ class SQLiteStore:
         else:
             rows = self._read(
                 f"SELECT {self._COLUMNS} FROM messages WHERE session_id = ? AND id < ? ORDER BY seq DESC LIMIT ?",
-                (session_id, before, limit),
+                (file_key(session_id), before, limit),
             )
-        return [StoredMessage(*r) for r in rows]
+        return [StoredMessage.from_row(r) for r in rows]
 
     def search_messages(self, query: TextQuery, *, session_id: str | None = None, role: str | None = None,
                         limit: int = 10, offset: int = 0) -> list[int]:
@@ -741,21 +814,36 @@ class SQLiteStore:
         A query rare in the whole store (the probe saw all its matches) is then ranked by BM25.
         A common one is answered newest first: from the probe when the session's newest
         matches were among the store's newest (the live session, usually), else by walking
-        the rest of the session's id range, the session checked through the messages table.
-        Only where other sessions' rows crowd that range does the walk fall back to the
-        session's index token, whose cost follows the session's size.
+        the rest of the session's id range. Whether a match is the session's is read from the
+        session's id runs (``session_runs``: no message row is touched), or, with a role filter
+        or a session scattered over very many runs, from the messages table. Only where other
+        sessions' rows crowd the range does the walk fall back to the session's index token,
+        whose cost follows the session's size.
         """
         match = fts_match(query)
         want = offset + limit
-        keep = "m.session_id = ?" + (" AND m.role = ?" if role else "")
-        params = (session_id, *((role,) if role else ()))
+        runs = None if role else self._runs(session_id)
+        if runs is not None:
+            if not runs:
+                return []
+            starts = [first for first, _ in runs]
+            lo, hi = starts[0], runs[-1][1]
 
-        def walk(cap: int, *between: int) -> list[tuple[int, int]]:
-            span = " AND rowid BETWEEN ? AND ?" if between else ""  # (an open-ended range costs a probe more)
-            return self._search(
-                f"SELECT f.rowid, {keep} FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?{span} "
-                f"ORDER BY rowid DESC LIMIT {cap}) f JOIN messages m ON m.id = f.rowid ORDER BY f.rowid DESC",
-                (*params, match, *between))
+            def walk(cap: int, *between: int) -> list[tuple[int, bool]]:
+                span = " AND rowid BETWEEN ? AND ?" if between else ""
+                rows = self._search(f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?{span} "
+                                    f"ORDER BY rowid DESC LIMIT {cap}", (match, *between))
+                return [(rowid, lo <= rowid <= hi and _in_runs(runs, starts, rowid)) for rowid, in rows]
+        else:
+            keep = "m.session_id = ?" + (" AND m.role = ?" if role else "")
+            params = (file_key(session_id), *((file_key(role),) if role else ()))
+
+            def walk(cap: int, *between: int) -> list[tuple[int, bool]]:
+                span = " AND rowid BETWEEN ? AND ?" if between else ""  # (an open-ended range costs a probe more)
+                return self._search(
+                    f"SELECT f.rowid, {keep} FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?{span} "
+                    f"ORDER BY rowid DESC LIMIT {cap}) f JOIN messages m ON m.id = f.rowid ORDER BY f.rowid DESC",
+                    (*params, match, *between))
 
         probe = walk(RANK_LIMIT + 1)
         found = [rowid for rowid, here in probe if here]
@@ -763,9 +851,10 @@ class SQLiteStore:
             return self._by_bm25("messages_fts", match, found)[offset:want]
         if len(found) >= want:
             return found[offset:want]
-        lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
-                            "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
-                            (session_id, session_id))[0]
+        if runs is None:
+            lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
+                                "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
+                                (params[0], params[0]))[0]
         if lo is None:
             return []
         below = min(hi, probe[-1][0] - 1)
@@ -779,6 +868,16 @@ class SQLiteStore:
                             "ORDER BY rowid DESC LIMIT ?", (fts_match(query, tokens), lo, rows[-1][0] - 1,
                                                            want - len(found)))
         return (found + [r[0] for r in rest])[offset:want]
+
+    def _runs(self, session_id: str) -> list[tuple[int, int]] | None:
+        """The session's indexed messages as ``(first id, last id)`` runs, oldest first (no other
+        session's message lies inside a run); None past ``MAX_RUNS`` runs. Cached until the index
+        or another connection writes."""
+        if session_id not in self._run_cache:
+            rows = self._read("SELECT first_id, last_id FROM session_runs WHERE session_id = ? ORDER BY first_id "
+                              f"LIMIT {MAX_RUNS + 1}", (file_key(session_id),))
+            self._run_cache[session_id] = rows if len(rows) <= MAX_RUNS else None
+        return self._run_cache[session_id]
 
     def _by_bm25(self, table: str, match: str, ids: list[int]) -> list[int]:
         """``ids`` (matches of ``match``, newest first) by BM25, equal scores newest first.
@@ -820,7 +919,7 @@ class SQLiteStore:
 
     def search_summaries(self, query: TextQuery, *, session_id: str | None = None, limit: int = 10,
                          offset: int = 0) -> list[int]:
-        where, params = ("WHERE session_id = ?", (session_id,)) if session_id is not None else ("", ())
+        where, params = ("WHERE session_id = ?", (file_key(session_id),)) if session_id is not None else ("", ())
         if not self._read(f"SELECT EXISTS (SELECT 1 FROM summaries {where})", params)[0][0]:
             return []  # nothing compacted in scope yet: an index lookup instead of a full-text query
         tokens = [session_token(session_id)] if session_id is not None else []
@@ -841,7 +940,7 @@ class SQLiteStore:
                     "INSERT INTO summaries (session_id, depth, content, hint, tokens, source, covers_kind, covers,"
                     " first_message, last_message, message_count, parent_id, created_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
-                    (summary.session_id, summary.depth, content, hint, summary.tokens, summary.source,
+                    (file_key(summary.session_id), summary.depth, content, hint, summary.tokens, summary.source,
                      summary.covers_kind, codec.dumps(summary.covers), summary.first_message,
                      summary.last_message, summary.message_count, time.time()),
                 )
@@ -859,7 +958,7 @@ class SQLiteStore:
     def _summaries(self, where: str, params: Sequence[Any]) -> list[SummaryRow]:
         rows = self._read(f"SELECT {self._SUMMARY_COLUMNS} FROM summaries WHERE {where}", params)
         return [
-            SummaryRow(*r[:8], tuple(codec.loads(r[8])), *r[9:])  # type: ignore[call-arg]
+            SummaryRow(r[0], codec.unescape_key(r[1]), *r[2:8], tuple(codec.loads(r[8])), *r[9:])  # type: ignore[call-arg]
             for r in rows
         ]
 
@@ -872,12 +971,12 @@ class SQLiteStore:
 
     def roots(self, session_id: str) -> list[SummaryRow]:
         """Summaries not yet condensed into a higher one, oldest first."""
-        return self._summaries("session_id = ? AND parent_id IS NULL ORDER BY id", (session_id,))
+        return self._summaries("session_id = ? AND parent_id IS NULL ORDER BY id", (file_key(session_id),))
 
     def all_summaries(self, session_id: str | None) -> list[SummaryRow]:
         if session_id is None:
             return self._summaries("1 ORDER BY id", ())
-        return self._summaries("session_id = ? ORDER BY id", (session_id,))
+        return self._summaries("session_id = ? ORDER BY id", (file_key(session_id),))
 
     # -- the active context, for resuming a session in a new process -------------------
 
@@ -886,19 +985,19 @@ class SQLiteStore:
         def save() -> None:
             with self._write() as conn:
                 conn.execute("INSERT OR REPLACE INTO layouts (session_id, layout, upto) VALUES (?, ?, ?)",
-                             (session_id, codec.dumps(layout), upto))
+                             (file_key(session_id), codec.dumps(layout), upto))
 
         self._guard("cannot write", save)
 
     def load_layout(self, session_id: str) -> tuple[Any, int] | None:
-        rows = self._read("SELECT layout, upto FROM layouts WHERE session_id = ?", (session_id,))
+        rows = self._read("SELECT layout, upto FROM layouts WHERE session_id = ?", (file_key(session_id),))
         return (codec.loads(rows[0][0]), int(rows[0][1])) if rows else None
 
     # -- status -----------------------------------------------------------------------
 
     def session_size(self, session_id: str) -> int:
         """How many messages the session has stored."""
-        row = self._read("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,))[0][0]
+        row = self._read("SELECT max(seq) FROM messages WHERE session_id = ?", (file_key(session_id),))[0][0]
         return 0 if row is None else int(row) + 1
 
     def stats(self, session_id: str | None) -> dict[str, Any]:
@@ -911,7 +1010,7 @@ class SQLiteStore:
             out["messages_session"] = self.session_size(session_id)
             depths = self._read(
                 "SELECT depth, count(*), sum(parent_id IS NULL) FROM summaries WHERE session_id = ? GROUP BY depth",
-                (session_id,),
+                (file_key(session_id),),
             )
             out["summaries_by_depth"] = {f"d{d}": {"count": n, "uncondensed": u} for d, n, u in depths}
         return out

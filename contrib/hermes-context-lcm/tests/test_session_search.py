@@ -2,17 +2,19 @@
 
 The session search takes different roads (the store's newest matches, a walk of the
 session's id range, the session's index token where other sessions crowd that range, BM25
-for a word rare in the whole store); each road must give the same answer as reading every
-match and keeping the session's.
+for a word rare in the whole store) and checks a match's session two ways (the session's id
+runs, or the message row: with a role filter or past ``MAX_RUNS`` runs); each road must give
+the same answer as reading every match and keeping the session's.
 """
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 from hermes_context_lcm.query import parse_query
-from hermes_context_lcm.store import RANK_LIMIT, SQLiteStore, fts_match
+from hermes_context_lcm.store import MAX_RUNS, RANK_LIMIT, SQLiteStore, fts_match
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,7 +47,24 @@ LAYOUTS = {
     # one message in ten: other sessions crowd the session's id range
     "interleaved": tuple("s" if i % 10 == 0 else f"o{i % 3}" for i in range(1200)),
     "both-ends": ("s",) * 40 + ("o",) * 300 + ("s",) * 40,
+    # more runs than MAX_RUNS: checked through the messages table
+    "scattered": tuple("s" if i % 3 == 0 else "o" for i in range(3 * MAX_RUNS + 30)),
 }
+
+
+def _runs_from_rows(store: SQLiteStore) -> list[tuple[str, int, int]]:
+    """Every session's runs, recomputed from the messages (what ``session_runs`` must hold)."""
+    runs: list[list[object]] = []
+    for mid, session in store.conn.execute("SELECT id, session_id FROM messages ORDER BY id"):
+        if runs and runs[-1][0] == session:
+            runs[-1][2] = mid
+        else:
+            runs.append([session, mid, mid])
+    return sorted((str(a), int(b), int(c)) for a, b, c in runs)  # type: ignore[call-overload]
+
+
+def _stored_runs(store: SQLiteStore) -> list[tuple[str, int, int]]:
+    return sorted(store.conn.execute("SELECT session_id, first_id, last_id FROM session_runs"))
 
 
 @settings(max_examples=40, deadline=None)
@@ -57,6 +76,26 @@ def test_session_search_equals_every_match_of_the_session(layout: str, limit: in
     expected = _reference(store, "common", "s", role)
     got = store.search_messages(parse_query("common"), session_id="s", role=role, limit=limit, offset=offset)
     assert got == expected[offset : offset + limit]
+    assert _stored_runs(store) == _runs_from_rows(store)
+
+
+def test_runs_are_rebuilt_for_a_file_older_code_indexed(tmp_path: Path) -> None:
+    """A schema-3 file from before ``session_runs`` (or one older code kept indexing) gets its
+    runs at the next search, and the session search stays exact."""
+    path = tmp_path / "lcm.db"
+    store = SQLiteStore(path, index_batch=16)
+    layout = LAYOUTS["interleaved"][:300]
+    for i, session in enumerate(layout):
+        store.append(session, [{"role": "user", "content": f"common text {i}"}])
+    store.flush_index()
+    store.conn.execute("DROP TABLE session_runs")
+    store.conn.execute("DELETE FROM state WHERE key = 'runs_upto'")
+    store.close()
+    again = SQLiteStore(path)
+    got = again.search_messages(parse_query("common"), session_id="s", limit=100)
+    assert got == _reference(again, "common", "s", None)[:100] and len(got) == 30
+    assert _stored_runs(again) == _runs_from_rows(again)
+    again.close()
 
 
 def test_a_word_rare_in_the_store_is_ranked_and_complete_in_its_session() -> None:
