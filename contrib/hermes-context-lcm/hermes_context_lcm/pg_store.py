@@ -496,32 +496,45 @@ def bm25(texts: dict[int, str], phrases: Sequence[Phrase], hits: Sequence[int], 
     return out
 
 
+#: The columns of ``lcm_messages`` a message row fills, after ``namespace``, in the order of
+#: :func:`message_values` (the unnest of :func:`insert_messages`, the COPY of ``pg_bulk``).
+MESSAGE_VALUE_COLUMNS = ("id", "session_id", "seq", "role", "content", "content_kind", "meta", "tokens",
+                         "created_at", "ident", "stoken", "rtoken", "coarse", "parts", "body")
+
+
+def message_values(row: Sequence[Any]) -> tuple[tuple[Any, ...], int]:
+    """A message row ``(id, session_id, seq, role, content, meta, tokens, created_at, ident)`` (the
+    codec's ``content``) as the values of ``MESSAGE_VALUE_COLUMNS``, and its FTS5 token count:
+    the one encoding every way of storing a message uses, so all store the same bytes."""
+    mid, session_id, seq, role, content, meta, tokens_, created_at, ident = row
+    text = searchable(StoredMessage(mid, session_id, seq, role, content, meta, tokens_, created_at).text())
+    index = index_row(text)
+    data, kind = encode_content(content)
+    return ((mid, key_to_pg(session_id), seq, key_to_pg(role), data, kind, meta, tokens_, created_at, ident,
+             session_token(session_id), role_token(role), index.coarse, index.parts, text), index.ntokens)
+
+
 def insert_messages(conn: psycopg.Connection[Any], namespace: str, rows: Sequence[Sequence[Any]]) -> None:
-    """Insert message rows ``(id, session_id, seq, role, content, meta, tokens, created_at, ident)``
-    (the codec's ``content``) with their index columns, in one statement, and count them.
+    """Insert message rows (as :func:`message_values` reads them) with their index columns, in one
+    statement, and count them.
 
     The columns travel as binary arrays (text arrays are not escaped, ``tsvector`` as
     :func:`vector_bytes` built them) into one ``INSERT ... SELECT FROM unnest(...)``."""
     if not rows:
         return
     use_tsvectors(conn)
-    columns: list[list[Any]] = [[] for _ in range(15)]
+    columns: list[list[Any]] = [[] for _ in MESSAGE_VALUE_COLUMNS]
     ntokens = 0
-    for mid, session_id, seq, role, content, meta, tokens_, created_at, ident in rows:
-        text = searchable(StoredMessage(mid, session_id, seq, role, content, meta, tokens_, created_at).text())
-        index = index_row(text)
-        ntokens += index.ntokens
-        data, kind = encode_content(content)
-        for column, value in zip(columns, (mid, key_to_pg(session_id), seq, key_to_pg(role), data, kind, meta,
-                                           tokens_, created_at, ident,
-                                           session_token(session_id), role_token(role), index.coarse, index.parts,
-                                           text), strict=True):
+    for row in rows:
+        values, n = message_values(row)
+        ntokens += n
+        for column, value in zip(columns, values, strict=True):
             column.append(value)
     conn.execute(
-        "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, content_kind, meta, tokens,"
-        " created_at, ident, stoken, rtoken, coarse, parts, body) SELECT %s, * FROM unnest(%b::int8[], %b::text[],"
-        " %b::int8[], %b::text[], %b::bytea[], %b::int2[], %b::text[], %b::int4[], %b::float8[], %b::bytea[],"
-        " %b::text[], %b::text[], %b::tsvector[], %b::tsvector[], %b::text[])", (namespace, *columns))
+        f"INSERT INTO lcm_messages (namespace, {', '.join(MESSAGE_VALUE_COLUMNS)}) SELECT %s, * FROM unnest("
+        "%b::int8[], %b::text[], %b::int8[], %b::text[], %b::bytea[], %b::int2[], %b::text[], %b::int4[], "
+        "%b::float8[], %b::bytea[], %b::text[], %b::text[], %b::tsvector[], %b::tsvector[], %b::text[])",
+        (namespace, *columns))
     add_counts(conn, namespace, "messages", len(rows), ntokens)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_context_lcm.pg_bulk import bulk_load, default_workers
 from hermes_context_lcm.pg_store import (
     PgStore,
     add_counts,
@@ -38,6 +39,7 @@ from hermes_context_lcm.store import (
 from hermes_core.storage.migration import MigrationError, MigrationRequest
 
 BATCH = 2000
+BULK_BATCH = 5000  # rows per block a bulk load encodes at once
 MSG_COLS = ("id", "session_id", "seq", "role", "content", "meta", "tokens", "created_at", "ident")
 #: The same columns in PostgreSQL (content is a bytea and its kind there; see pg_store).
 PG_MSG_COLS = ("id", "session_id", "seq", "role", "content", "content_kind", "meta", "tokens", "created_at", "ident")
@@ -63,11 +65,12 @@ class TransferReport:
                 "copied": self.copied, "verified": self.verified}
 
 
-def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]) -> Iterator[list[tuple[Any, ...]]]:
+def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
+                 batch: int = BATCH) -> Iterator[list[tuple[Any, ...]]]:
     last = -1 << 62
     while True:
         rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE id > ? ORDER BY id LIMIT ?",
-                            (last, BATCH)).fetchall()
+                            (last, batch)).fetchall()
         if not rows:
             return
         yield rows
@@ -117,27 +120,36 @@ def _conflict(what: str, row_id: int, where: str) -> TransferError:
                          "Copy into an empty namespace (--namespace) or an empty file.")
 
 
-def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None) -> TransferReport:
-    """Copy ``db_path`` into ``pg``'s namespace; verify every row."""
+def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None,
+                workers: int | None = None) -> TransferReport:
+    """Copy ``db_path`` into ``pg``'s namespace; verify every row.
+
+    Into a namespace without messages, the messages go by :func:`~hermes_context_lcm.pg_bulk.bulk_load`
+    (one binary COPY, encoded by ``workers`` processes, default one per core for large files);
+    otherwise batch by batch, each row compared with what the namespace holds."""
     report = TransferReport()
     source = _open_source(db_path)
     try:
         total = source.execute("SELECT count(*) FROM messages").fetchone()[0]
-        for batch in _sqlite_rows(source, "messages", MSG_COLS):
-            present = _pg_rows(pg, "lcm_messages", MSG_COLS, [r[0] for r in batch])
-            fresh = []
-            for row in batch:
-                if row[0] in present:
-                    if present[row[0]] != tuple(row):
-                        raise _conflict("message", row[0], pg.path)
-                else:
-                    fresh.append(row)
-            if fresh:
-                _copy_messages(pg, fresh)
-            report.messages += len(batch)
-            report.copied["messages"] += len(fresh)
-            if progress:
-                progress("messages", report.messages, total)
+        held = pg._rows("SELECT EXISTS (SELECT 1 FROM lcm_messages WHERE namespace = %s)", (pg.namespace,))[0][0]
+        if total and not held:
+            report.messages = report.copied["messages"] = _bulk_messages(source, pg, total, progress, workers)
+        else:
+            for batch in _sqlite_rows(source, "messages", MSG_COLS):
+                present = _pg_rows(pg, "lcm_messages", MSG_COLS, [r[0] for r in batch])
+                fresh = []
+                for row in batch:
+                    if row[0] in present:
+                        if present[row[0]] != tuple(row):
+                            raise _conflict("message", row[0], pg.path)
+                    else:
+                        fresh.append(row)
+                if fresh:
+                    _copy_messages(pg, fresh)
+                report.messages += len(batch)
+                report.copied["messages"] += len(fresh)
+                if progress:
+                    progress("messages", report.messages, total)
         for batch in _sqlite_rows(source, "summaries", SUM_COLS):
             present = _pg_rows(pg, "lcm_summaries", SUM_COLS, [r[0] for r in batch])
             fresh = []
@@ -185,6 +197,23 @@ def _copy_messages(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
         if "duplicate key" in str(exc):
             raise TransferError(f"{pg.path} already holds messages at the same session positions: {exc}") from None
         raise
+
+
+def _bulk_messages(source: sqlite3.Connection, pg: PgStore, total: int, progress: Progress | None,
+                   workers: int | None) -> int:
+    def step(done: int) -> None:
+        if progress:
+            progress("messages", done, total)
+
+    try:
+        loaded = bulk_load(pg, lambda: _sqlite_rows(source, "messages", MSG_COLS, BULK_BATCH),
+                           workers=default_workers(total) if workers is None else workers, progress=step)
+    except Exception as exc:
+        if "duplicate key" in str(exc):
+            raise TransferError(f"{pg.path} already holds messages at the same session positions or with the "
+                                f"same content identity: {exc}") from None
+        raise
+    return int(loaded["messages"])
 
 
 def _copy_summaries(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
