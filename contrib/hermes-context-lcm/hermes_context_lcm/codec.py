@@ -13,10 +13,15 @@ level, and a tool output can hold anything ``os.listdir`` returns. The encoding:
 * A non-JSON Python value (it cannot come from a JSON transcript) is stored as ``str(value)``.
 
 A non-string content (a list of parts, a number, null) lives in ``meta`` whole.
+
+A **key** (a session id, a role: a column searched by equality) is stored as it is, or, when
+the column cannot hold it, as ``KEY_ESCAPE`` and base64 of its ``surrogatepass`` UTF-8 (see
+:func:`escape_key`): one reversible text form for both stores, so keys round-trip exactly.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from typing import Any
@@ -34,6 +39,27 @@ def is_utf8(text: str) -> bool:
 def storable_text(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD: for indexes and snippets only."""
     return text if is_utf8(text) else _SURROGATE.sub("\ufffd", text)
+
+
+#: Marks a key stored escaped; a key that itself starts with it is escaped too, so no two keys collide.
+KEY_ESCAPE = "\x01b64:"
+
+
+def escape_key(value: str, *, nul: bool = True) -> str:
+    """``value`` as a key column holds it: itself, or - when it holds a lone surrogate, starts
+    with ``KEY_ESCAPE`` or (``nul``, for PostgreSQL ``text``) holds NUL - ``KEY_ESCAPE`` and base64
+    of its UTF-8. SQLite TEXT takes NUL, so the SQLite store passes ``nul=False`` (files written
+    before keep their ids)."""
+    if value.startswith(KEY_ESCAPE) or not is_utf8(value) or (nul and "\x00" in value):
+        return KEY_ESCAPE + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii")
+    return value
+
+
+def unescape_key(text: str) -> str:
+    """The key :func:`escape_key` stored as ``text``."""
+    if text.startswith(KEY_ESCAPE):
+        return base64.b64decode(text[len(KEY_ESCAPE):]).decode("utf-8", "surrogatepass")
+    return text
 
 
 def dumps(value: Any) -> str:

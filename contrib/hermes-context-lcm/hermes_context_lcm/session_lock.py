@@ -25,7 +25,7 @@ class SessionLock:
     @classmethod
     def acquire(cls, directory: Path, key: str) -> SessionLock | None:
         """The lock for ``key``, or None while another live engine holds it."""
-        path = directory / f"{hashlib.sha1(key.encode('utf-8')).hexdigest()[:24]}.lock"
+        path = directory / f"{hashlib.sha1(key.encode('utf-8', 'surrogatepass')).hexdigest()[:24]}.lock"
         try:
             import fcntl
         except ImportError:  # not POSIX: sessions are not guarded

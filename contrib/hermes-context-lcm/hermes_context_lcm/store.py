@@ -7,6 +7,9 @@ it; :class:`SQLiteStore` is the embedded default (one file, WAL, FTS5).
 :mod:`hermes_context_lcm.codec` for the encoding that takes anything an agent can produce
 (lone surrogates, NUL, any nesting depth) and gives it back exactly.
 
+Session ids and roles are stored as :func:`file_key` gives them (a lone surrogate, which
+SQLite cannot bind, escaped; see :func:`hermes_context_lcm.codec.escape_key`) and read back exactly.
+
 **Identity.** Ids are assigned at ingest (``(session_id, seq)`` unique, ``id`` global and
 increasing). Each message also gets a content identity: a hash of its session, the identity
 of the message before it in the conversation, and its own encoded form, under a UNIQUE
@@ -156,6 +159,13 @@ class StoredMessage(NamedTuple):
     tokens: int
     created_at: float
 
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> StoredMessage:
+        """A ``messages`` row (``SQLiteStore._COLUMNS``), its keys as given at ingest."""
+        if row[1].startswith(codec.KEY_ESCAPE) or row[3].startswith(codec.KEY_ESCAPE):
+            row = (row[0], codec.unescape_key(row[1]), row[2], codec.unescape_key(row[3]), *row[4:])
+        return cls._make(row)
+
     def message(self) -> Message:
         """The original message dict, equal to what was ingested (same key order)."""
         return codec.decode_message(self.content, self.meta)
@@ -214,6 +224,11 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+def file_key(value: str) -> str:
+    """A session id or role as the SQLite store's columns hold it (reversible; NUL kept as is)."""
+    return codec.escape_key(value, nul=False)
+
+
 def session_token(session_id: str) -> str:
     """One FTS token per session (ids may hold any characters)."""
     return "s" + hashlib.sha1(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -259,7 +274,7 @@ def message_tokens(msg: Message) -> int:
         return len(codec.dumps(msg)) // 4 + 10
 
 
-#: What ``append`` stores per message: role, content, meta, token estimate.
+#: What ``append`` stores per message: role (as given: each store escapes its keys), content, meta, token estimate.
 Row = tuple[str, str | bytes | None, str, int]
 
 
@@ -270,7 +285,7 @@ def encode_rows(messages: Sequence[Message], parents: Sequence[int | None] | Non
     rows = []
     for msg in messages:
         content, meta = codec.encode_message(msg)
-        rows.append((codec.storable_text(str(msg.get("role") or "")), content, meta, message_tokens(msg)))
+        rows.append((str(msg.get("role") or ""), content, meta, message_tokens(msg)))
     return rows
 
 
@@ -579,11 +594,12 @@ class SQLiteStore:
                 ids: list[int] = []
                 new_rows = []
                 next_id = first_id
+                key = file_key(session_id)
                 for ident, (role, content, meta, tokens) in zip(idents, rows, strict=True):
                     mid = existing.get(ident)
                     if mid is None:
                         mid = existing[ident] = next_id
-                        new_rows.append((mid, session_id, seq, role, content, meta, tokens, now, ident))
+                        new_rows.append((mid, key, seq, file_key(role), content, meta, tokens, now, ident))
                         next_id += 1
                         seq += 1
                     ids.append(mid)
@@ -630,7 +646,7 @@ class SQLiteStore:
         if cached is not None:
             return cached
         row = conn.execute("SELECT id, ident FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
-                           (session_id,)).fetchone()
+                           (file_key(session_id),)).fetchone()
         ident = b"" if row is None else (row[1] if row[1] is not None else b"id:%d" % row[0])
         self._last_ident[session_id] = ident
         return ident
@@ -644,7 +660,8 @@ class SQLiteStore:
         self._sync(conn)
         seq = self._next_seq.get(session_id)
         if seq is None:
-            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
+            last = conn.execute("SELECT max(seq) FROM messages WHERE session_id = ?",
+                                (file_key(session_id),)).fetchone()[0]
             seq = 0 if last is None else last + 1
         return self._next_id, seq
 
@@ -669,7 +686,7 @@ class SQLiteStore:
         conn.executemany(
             "INSERT INTO messages_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
             [_index_row(m.id, f"{session_token(m.session_id)} {role_token(m.role)}", m.text())
-             for m in map(StoredMessage._make, rows)],
+             for m in map(StoredMessage.from_row, rows)],
         )
         conn.execute("UPDATE state SET value = ? WHERE key = 'fts_upto'", (last_id,))
         return last_id
@@ -701,15 +718,15 @@ class SQLiteStore:
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for row in self._read(f"SELECT {self._COLUMNS} FROM messages WHERE id IN ({marks})", chunk):
-                found[row[0]] = StoredMessage(*row)
+                found[row[0]] = StoredMessage.from_row(row)
         return [found[i] for i in wanted if i in found]
 
     def session_messages(self, session_id: str, after_id: int = 0, limit: int = 100) -> list[StoredMessage]:
         rows = self._read(
             f"SELECT {self._COLUMNS} FROM messages WHERE session_id = ? AND id > ? ORDER BY seq LIMIT ?",
-            (session_id, after_id, limit),
+            (file_key(session_id), after_id, limit),
         )
-        return [StoredMessage(*r) for r in rows]
+        return [StoredMessage.from_row(r) for r in rows]
 
     def scan_messages(self, session_id: str | None, before_id: int | None, limit: int) -> list[StoredMessage]:
         """Newest first, for regex scans that page by id."""
@@ -720,9 +737,9 @@ class SQLiteStore:
         else:
             rows = self._read(
                 f"SELECT {self._COLUMNS} FROM messages WHERE session_id = ? AND id < ? ORDER BY seq DESC LIMIT ?",
-                (session_id, before, limit),
+                (file_key(session_id), before, limit),
             )
-        return [StoredMessage(*r) for r in rows]
+        return [StoredMessage.from_row(r) for r in rows]
 
     def search_messages(self, query: TextQuery, *, session_id: str | None = None, role: str | None = None,
                         limit: int = 10, offset: int = 0) -> list[int]:
@@ -748,7 +765,7 @@ class SQLiteStore:
         match = fts_match(query)
         want = offset + limit
         keep = "m.session_id = ?" + (" AND m.role = ?" if role else "")
-        params = (session_id, *((role,) if role else ()))
+        params = (file_key(session_id), *((file_key(role),) if role else ()))
 
         def walk(cap: int, *between: int) -> list[tuple[int, int]]:
             span = " AND rowid BETWEEN ? AND ?" if between else ""  # (an open-ended range costs a probe more)
@@ -765,7 +782,7 @@ class SQLiteStore:
             return found[offset:want]
         lo, hi = self._read("SELECT (SELECT id FROM messages WHERE session_id = ? ORDER BY seq LIMIT 1), "
                             "(SELECT id FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1)",
-                            (session_id, session_id))[0]
+                            (params[0], params[0]))[0]
         if lo is None:
             return []
         below = min(hi, probe[-1][0] - 1)
@@ -820,7 +837,7 @@ class SQLiteStore:
 
     def search_summaries(self, query: TextQuery, *, session_id: str | None = None, limit: int = 10,
                          offset: int = 0) -> list[int]:
-        where, params = ("WHERE session_id = ?", (session_id,)) if session_id is not None else ("", ())
+        where, params = ("WHERE session_id = ?", (file_key(session_id),)) if session_id is not None else ("", ())
         if not self._read(f"SELECT EXISTS (SELECT 1 FROM summaries {where})", params)[0][0]:
             return []  # nothing compacted in scope yet: an index lookup instead of a full-text query
         tokens = [session_token(session_id)] if session_id is not None else []
@@ -841,7 +858,7 @@ class SQLiteStore:
                     "INSERT INTO summaries (session_id, depth, content, hint, tokens, source, covers_kind, covers,"
                     " first_message, last_message, message_count, parent_id, created_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
-                    (summary.session_id, summary.depth, content, hint, summary.tokens, summary.source,
+                    (file_key(summary.session_id), summary.depth, content, hint, summary.tokens, summary.source,
                      summary.covers_kind, codec.dumps(summary.covers), summary.first_message,
                      summary.last_message, summary.message_count, time.time()),
                 )
@@ -859,7 +876,7 @@ class SQLiteStore:
     def _summaries(self, where: str, params: Sequence[Any]) -> list[SummaryRow]:
         rows = self._read(f"SELECT {self._SUMMARY_COLUMNS} FROM summaries WHERE {where}", params)
         return [
-            SummaryRow(*r[:8], tuple(codec.loads(r[8])), *r[9:])  # type: ignore[call-arg]
+            SummaryRow(r[0], codec.unescape_key(r[1]), *r[2:8], tuple(codec.loads(r[8])), *r[9:])  # type: ignore[call-arg]
             for r in rows
         ]
 
@@ -872,12 +889,12 @@ class SQLiteStore:
 
     def roots(self, session_id: str) -> list[SummaryRow]:
         """Summaries not yet condensed into a higher one, oldest first."""
-        return self._summaries("session_id = ? AND parent_id IS NULL ORDER BY id", (session_id,))
+        return self._summaries("session_id = ? AND parent_id IS NULL ORDER BY id", (file_key(session_id),))
 
     def all_summaries(self, session_id: str | None) -> list[SummaryRow]:
         if session_id is None:
             return self._summaries("1 ORDER BY id", ())
-        return self._summaries("session_id = ? ORDER BY id", (session_id,))
+        return self._summaries("session_id = ? ORDER BY id", (file_key(session_id),))
 
     # -- the active context, for resuming a session in a new process -------------------
 
@@ -886,19 +903,19 @@ class SQLiteStore:
         def save() -> None:
             with self._write() as conn:
                 conn.execute("INSERT OR REPLACE INTO layouts (session_id, layout, upto) VALUES (?, ?, ?)",
-                             (session_id, codec.dumps(layout), upto))
+                             (file_key(session_id), codec.dumps(layout), upto))
 
         self._guard("cannot write", save)
 
     def load_layout(self, session_id: str) -> tuple[Any, int] | None:
-        rows = self._read("SELECT layout, upto FROM layouts WHERE session_id = ?", (session_id,))
+        rows = self._read("SELECT layout, upto FROM layouts WHERE session_id = ?", (file_key(session_id),))
         return (codec.loads(rows[0][0]), int(rows[0][1])) if rows else None
 
     # -- status -----------------------------------------------------------------------
 
     def session_size(self, session_id: str) -> int:
         """How many messages the session has stored."""
-        row = self._read("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,))[0][0]
+        row = self._read("SELECT max(seq) FROM messages WHERE session_id = ?", (file_key(session_id),))[0][0]
         return 0 if row is None else int(row) + 1
 
     def stats(self, session_id: str | None) -> dict[str, Any]:
@@ -911,7 +928,7 @@ class SQLiteStore:
             out["messages_session"] = self.session_size(session_id)
             depths = self._read(
                 "SELECT depth, count(*), sum(parent_id IS NULL) FROM summaries WHERE session_id = ? GROUP BY depth",
-                (session_id,),
+                (file_key(session_id),),
             )
             out["summaries_by_depth"] = {f"d{d}": {"count": n, "uncondensed": u} for d, n, u in depths}
         return out

@@ -2,9 +2,10 @@
 
     python lcm_worker.py HOME MODE CONTEXT_LENGTH TRANSCRIPT
 
-MODE picks what is spliced into the transcript (see ``HOSTILE``). The worker feeds the
-messages the way a runtime does (append, preflight, compact when due) and prints one JSON
-line: how many messages were stored, whether each hostile one reads back exactly, the
+MODE picks what is spliced into the transcript (see ``_hostile``); ``surrogate-id`` also runs
+the session under an id holding a lone surrogate and NUL (as a host may derive one from a
+file name). The worker feeds the messages the way a runtime does (append, preflight, compact
+when due) and prints one JSON line: how many messages were stored, whether each hostile one reads back exactly, the
 store error and status the engine reports, and the largest context it handed back. It
 imports only the engine's public API, so it runs against older versions too (the defect
 tests run it to show today's code failing, with ``LCM_WORKER_PYTHONPATH``).
@@ -30,7 +31,7 @@ def _hostile(mode: str) -> list[dict[str, Any]]:
     """Messages an agent can produce that a store must take as they are."""
     call = {"id": "hostile-1", "type": "function", "function": {"name": "list_dir", "arguments": '{"path": "."}'}}
     ask = {"role": "assistant", "content": None, "tool_calls": [call]}
-    if mode == "surrogate":  # a non-UTF-8 file name, as os.listdir returns it
+    if mode in ("surrogate", "surrogate-id"):  # a non-UTF-8 file name, as os.listdir returns it
         name = os.fsdecode(b"report-\xff\xfe.txt")
         return [ask, {"role": "tool", "tool_call_id": "hostile-1", "content": f"files:\n{name}\nnotes.md"}]
     if mode == "deep":
@@ -90,7 +91,8 @@ def main() -> int:
     if "fallback_summarizer" in PluginContext.__dataclass_fields__:
         kwargs["fallback_summarizer"] = DeterministicSummarizer()
     engine = LCMEngine(PluginContext(**kwargs))
-    engine.on_session_start("hostile")
+    session = os.fsdecode(b"run-\xff\xfe") + "\x00x" if mode == "surrogate-id" else "hostile"
+    engine.on_session_start(session)
     live: list[dict[str, Any]] = []
     biggest = 0
     errors: list[str] = []
@@ -107,9 +109,9 @@ def main() -> int:
         biggest = max(biggest, tokens)
     status = engine.get_status()
     store = engine.store
-    rows = store.session_messages("hostile", limit=1 << 30)
+    rows = store.session_messages(session, limit=1 << 30)
     stored = [r.message() for r in rows if r.role != "system"]
-    roundtrip = all(any(_same(h, s) for s in stored) for h in hostile)
+    roundtrip = all(any(_same(h, s) for s in stored) for h in hostile) and all(r.session_id == session for r in rows)
     print(json.dumps({
         "stored": len(stored), "expected": len(messages), "roundtrip": roundtrip,
         "store_error": status.get("store_error", ""), "state": status.get("state", ""), "errors": errors[:3],

@@ -39,7 +39,7 @@ def run_worker(home: Path, mode: str, context_length: int = 16_000) -> dict[str,
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("mode", ["surrogate", "deep", "nul", "parts"])
+@pytest.mark.parametrize("mode", ["surrogate", "deep", "nul", "parts", "surrogate-id"])
 def test_hostile_tool_output_is_stored_exactly_and_the_session_goes_on(tmp_path: Path, mode: str) -> None:
     out = run_worker(tmp_path, mode)
     assert out["errors"] == [] and out["store_error"] == "", out
