@@ -307,23 +307,13 @@ def from_pg(value: str | None, escaped: bool) -> str | None:
     return base64.b64decode(value).decode("utf-8", "surrogatepass")
 
 
-#: Marks a key text stored encoded (see :func:`key_to_pg`); a text starting with it is encoded too.
-KEY_ESCAPE = "\x01b64:"
-
-
-def key_to_pg(value: str) -> str:
-    """A ``session_id`` or ``role`` as its ``text`` column holds it: as it is, or - when it holds
-    what a PostgreSQL ``text`` refuses (NUL, a lone surrogate) or starts with ``KEY_ESCAPE`` -
-    ``KEY_ESCAPE`` and base64 of its UTF-8, so every value is stored, found and read back exactly."""
-    if "\x00" in value or value.startswith(KEY_ESCAPE) or not codec.is_utf8(value):
-        return KEY_ESCAPE + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii")
-    return value
-
-
-def key_from_pg(value: str) -> str:
-    if value.startswith(KEY_ESCAPE):
-        return base64.b64decode(value[len(KEY_ESCAPE):]).decode("utf-8", "surrogatepass")
-    return value
+#: A ``session_id`` or ``role`` as its ``text`` column holds it: as it is, or - when it holds what
+#: a PostgreSQL ``text`` refuses (NUL, a lone surrogate) or starts with ``KEY_ESCAPE`` - the
+#: marker and base64 of its UTF-8 (:func:`hermes_context_lcm.codec.escape_key`, the form the
+#: SQLite store uses for what SQLite refuses), so every value is stored, found and read back exactly.
+KEY_ESCAPE = codec.KEY_ESCAPE
+key_to_pg = codec.escape_key
+key_from_pg = codec.unescape_key
 
 
 def searchable(text: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_context_lcm import codec
 from hermes_context_lcm.pg_bulk import bulk_load, default_workers
 from hermes_context_lcm.pg_store import (
     PgStore,
@@ -34,6 +35,7 @@ from hermes_context_lcm.store import (
     SQLiteStore,
     StoreError,
     _index_row,
+    file_key,
     session_token,
 )
 from hermes_core.storage.migration import MigrationError, MigrationRequest
@@ -67,14 +69,33 @@ class TransferReport:
 
 def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
                  batch: int = BATCH) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of ``table`` by id, a batch at a time, their keys as given (see :func:`_from_file`)."""
     last = -1 << 62
     while True:
         rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE id > ? ORDER BY id LIMIT ?",
                             (last, batch)).fetchall()
         if not rows:
             return
-        yield rows
+        yield [_from_file(table, r) for r in rows]
         last = rows[-1][0]
+
+
+def _from_file(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
+    """A row of the SQLite file with its keys (session id; a message's role) as given: the file
+    holds them as :func:`~hermes_context_lcm.store.file_key` makes them."""
+    out = list(row)
+    out[1] = codec.unescape_key(out[1])
+    if table == "messages":
+        out[3] = codec.unescape_key(out[3])
+    return tuple(out)
+
+
+def _to_file(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
+    out = list(row)
+    out[1] = file_key(out[1])
+    if table == "messages":
+        out[3] = file_key(out[3])
+    return tuple(out)
 
 
 def _decoded(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
@@ -162,7 +183,8 @@ def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None,
             _copy_summaries(pg, fresh)
             report.summaries += len(batch)
             report.copied["summaries"] += len(fresh)
-        for session_id, layout, upto in source.execute("SELECT session_id, layout, upto FROM layouts"):
+        for stored_id, layout, upto in source.execute("SELECT session_id, layout, upto FROM layouts"):
+            session_id = codec.unescape_key(stored_id)
             there = pg._rows("SELECT layout, upto FROM lcm_layouts WHERE namespace = %s AND session_id = %s",
                              (pg.namespace, key_to_pg(session_id)))
             if there and tuple(there[0]) != (layout, upto):
@@ -262,14 +284,15 @@ def to_sqlite(pg: PgStore, db_path: Path, progress: Progress | None = None) -> T
         for rows in _pg_batches(pg, "lcm_messages", MSG_COLS):
             fresh = _fresh(conn, "messages", MSG_COLS, rows, str(db_path))
             conn.executemany(f"INSERT INTO messages ({', '.join(MSG_COLS)}) VALUES ({', '.join('?' * len(MSG_COLS))})",
-                             fresh)
+                             [_to_file("messages", r) for r in fresh])
             report.messages += len(rows)
             report.copied["messages"] += len(fresh)
             if progress:
                 progress("messages", report.messages, total)
         for rows in _pg_batches(pg, "lcm_summaries", SUM_COLS):
             fresh = _fresh(conn, "summaries", SUM_COLS, rows, str(db_path))
-            conn.executemany(f"INSERT INTO summaries ({', '.join(SUM_COLS)}) VALUES ({', '.join('?' * 14)})", fresh)
+            conn.executemany(f"INSERT INTO summaries ({', '.join(SUM_COLS)}) VALUES ({', '.join('?' * 14)})",
+                             [_to_file("summaries", r) for r in fresh])
             conn.executemany("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
                              [_index_row(r[0], f"{session_token(r[1])} d{r[2]}", f"{r[3]}\n{r[4]}") for r in fresh])
             report.summaries += len(rows)
@@ -277,12 +300,13 @@ def to_sqlite(pg: PgStore, db_path: Path, progress: Progress | None = None) -> T
         for stored_id, layout, upto in pg._rows(
                 "SELECT session_id, layout, upto FROM lcm_layouts WHERE namespace = %s", (pg.namespace,)):
             session_id = key_from_pg(stored_id)
-            there = conn.execute("SELECT layout, upto FROM layouts WHERE session_id = ?", (session_id,)).fetchone()
+            there = conn.execute("SELECT layout, upto FROM layouts WHERE session_id = ?",
+                                 (file_key(session_id),)).fetchone()
             if there and tuple(there) != (layout, upto):
                 raise _conflict(f"layout of session {session_id!r}", 0, str(db_path))
             if not there:
                 conn.execute("INSERT INTO layouts (session_id, layout, upto) VALUES (?, ?, ?)",
-                             (session_id, layout, upto))
+                             (file_key(session_id), layout, upto))
                 report.copied["layouts"] += 1
             report.layouts += 1
         conn.execute("COMMIT")
@@ -328,7 +352,7 @@ def _pg_batches(pg: PgStore, table: str, cols: tuple[str, ...]) -> Iterator[list
 def _fresh(conn: sqlite3.Connection, table: str, cols: tuple[str, ...], rows: list[tuple[Any, ...]],
            where: str) -> list[tuple[Any, ...]]:
     marks = ",".join("?" * len(rows))
-    present = {r[0]: tuple(r) for r in conn.execute(
+    present = {r[0]: _from_file(table, r) for r in conn.execute(
         f"SELECT {', '.join(cols)} FROM {table} WHERE id IN ({marks})", [r[0] for r in rows])}
     fresh = []
     for row in rows:
