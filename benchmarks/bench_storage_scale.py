@@ -9,8 +9,9 @@ database, dropped after it. Method (2-core machine, noisy: medians and p95; CPU 
   PostgreSQL: ``storage migrate --to postgres``'s copy from that SQLite file
   (:func:`hermes_context_lcm.pg_transfer.to_postgres`: binary COPY, encoding in worker
   processes, indexes built after the rows), timed with its row-by-row verification, which
-  is also reported apart. Server CPU = user+system time of the server's processes (/proc,
-  so the server must run on this machine).
+  is also reported apart. Client CPU: this process, and apart its worker processes.
+  Server CPU = user+system time of the server's processes (/proc, so the server must run
+  on this machine).
 * per turn at that size: ``--turns`` appends of 8 messages into new sessions, the two
   backends alternating turn by turn; messages/s, append p50/p95.
 * open: a new store object and one session's resume reads (layout, messages; PostgreSQL
@@ -91,6 +92,14 @@ def server_cpu(conn: Any) -> float:
     return total / tick
 
 
+def _children_cpu() -> float:
+    """User+system seconds of this process's finished children (the bulk load's workers)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 class _Engine:
     def __init__(self, store: Any, session_id: str) -> None:
         from hermes_context_lcm.settings import LCMSettings
@@ -155,15 +164,16 @@ def run_size(total: int, server: str, turns: int, calls: int) -> dict[str, Any]:
 
         transfer.verify = timed_verify  # type: ignore[assignment]
         s0 = pg._run(server_cpu)
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0, w0 = time.perf_counter(), time.process_time(), _children_cpu()
         report = to_postgres(db, pg)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        wall, cpu, workers = time.perf_counter() - t0, time.process_time() - c0, _children_cpu() - w0
         s1 = pg._run(server_cpu)
         transfer.verify = real_verify  # type: ignore[assignment]
         assert report.verified and report.messages == total, report.as_dict()
         out["pg_bulk"] = {"msgs_per_s": round(total / wall), "wall_s": round(wall, 1),
                           "verify_s": round(phases["verify_s"], 1),
                           "client_cpu_ms_per_msg": round(cpu / total * 1000, 3),
+                          "worker_cpu_ms_per_msg": round(workers / total * 1000, 3),
                           "server_cpu_ms_per_msg": round((s1 - s0) / total * 1000, 3),
                           "load": round(os.getloadavg()[0], 1)}
         print(f"[{total}] pg bulk {out['pg_bulk']}", file=sys.stderr, flush=True)

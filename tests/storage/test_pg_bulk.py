@@ -84,7 +84,7 @@ def _indexes(pg: PgStore) -> list[str]:
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     if CORPUS is None:
         pytest.skip("transcript corpus not found")
-    sessions = {p.stem: load_transcript(p).messages for p in sorted(CORPUS.glob("*.json"))[:9]} | ODD
+    sessions = {p.stem: load_transcript(p).messages for p in sorted(CORPUS.glob("*.json"))[:6]} | ODD
     source = tmp_path_factory.mktemp("bulk") / "lcm.db"
     sqlite = SQLiteStore(source)
     for name, messages in sessions.items():

@@ -305,3 +305,19 @@ def test_session_ids_and_roles_postgresql_text_refuses_round_trip(storage: Stora
     assert [s.session_id for s in direct.roots("lone \ud800 id")] == ["lone \ud800 id"]
     assert direct.load_layout("lone \ud800 id") == ({"n": 1}, ids["lone \ud800 id"][-1])
     direct.close()
+
+
+def test_ranking_reads_word_positions_only_where_they_are_complete(storage: StorageConfig, tmp_path: Path) -> None:
+    """BM25 counts a word's instances from the search vector's positions, which PostgreSQL caps
+    (256 per word, position 16383): texts past a cap are re-tokenized, so the order stays SQLite's."""
+    texts = ["alpha " * 300, "alpha " * 270 + "beta", "alpha " * 260 + "beta " * 2, "alpha beta " * 5,
+             "filler " * 17000 + "beta " * 3 + "alpha", "filler " * 17000 + "beta alpha beta", "beta " * 4]
+    sqlite, pg = SQLiteStore(tmp_path / "rank.db"), PgStore(storage)
+    for n, text in enumerate(texts):
+        sqlite.append(f"r{n}", [{"role": "user", "content": text}])
+        pg.append(f"r{n}", [{"role": "user", "content": text}])
+    for query in ("alpha", "beta", "alp*", "alpha beta"):  # (a phrase past position 16383 is not found)
+        orders = [[s.get_messages([i])[0].session_id for i in s.search_messages(parse_query(query), limit=10)]
+                  for s in (sqlite, pg)]
+        assert orders[1] == orders[0], query
+    sqlite.close()

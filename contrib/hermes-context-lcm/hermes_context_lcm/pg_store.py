@@ -149,6 +149,10 @@ _WORD_OR_PRIVATE = re.compile("(?:[^\\W_]|[\ue000-\uf8ff\U000f0000-\U000ffffd\U0
 MAX_POSITIONS = 256  # per lexeme, as PostgreSQL keeps at most
 MAX_LEXEME_BYTES = 2046  # PostgreSQL's longest word in a tsvector
 MAX_VECTOR_BYTES = 900_000  # safely under a tsvector's 1 MB
+#: A text this long or shorter has at most 2 tokens per character in a column (CJK one per
+#: character, identifier parts and pairs two), so under ``MAX_POSITION`` and ``MAX_VECTOR_BYTES``:
+#: its search vectors hold every position of every word (but of one seen over ``MAX_POSITIONS`` times).
+EXACT_POSITIONS_UPTO = 8000
 
 
 def _fold(ch: str) -> str:
@@ -460,30 +464,72 @@ def _instances(words: Sequence[str], phrase: Phrase) -> int:
     return count
 
 
-def bm25(texts: dict[int, str], phrases: Sequence[Phrase], hits: Sequence[int], rows: int,
-         total_tokens: int) -> dict[int, float]:
-    """FTS5's ``bm25()`` (negative: lower is better) of each row's index text, given the
-    rows matching each phrase (``hits``) and the table's row and token totals."""
+def phrase_frequencies(words: dict[str, Sequence[str]], phrases: Sequence[Phrase]) -> list[float]:
+    """Per phrase, its instances in each column weighted as FTS5 weighs them (``words``: each
+    column's tokens, or :class:`PositionWords` of its search vector)."""
+    out = []
+    for phrase in phrases:
+        freq = 0.0
+        for column in ("coarse", "parts"):  # FTS5 adds each instance's column weight, in column order
+            if column in phrase.columns:
+                found = words[column]
+                count = found.instances(phrase) if isinstance(found, PositionWords) else _instances(found, phrase)
+                for _ in range(count):
+                    freq += WEIGHTS[column]
+        out.append(freq)
+    return out
+
+
+class PositionWords(dict):  # type: ignore[type-arg]
+    """A column's words as its search vector holds them: lexeme -> positions (1-based token
+    numbers). Counts instances as :func:`_instances` counts them over the token list, which it
+    equals while no position was capped (see :func:`word_positions`)."""
+
+    def _at(self, word: str, prefix: bool) -> set[int]:
+        if not prefix:
+            return set(self.get(word, ()))
+        return {p for lexeme, at in self.items() if lexeme.startswith(word) for p in at}
+
+    def instances(self, phrase: Phrase) -> int:
+        words = phrase.words
+        if not words:
+            return 0
+        last = len(words) - 1
+        first = self._at(words[0], phrase.prefix and last == 0)
+        rest = [self._at(w, phrase.prefix and k == last) for k, w in enumerate(words[1:], 1)]
+        return sum(1 for p in first if all(p + k in at for k, at in enumerate(rest, 1)))
+
+
+def bm25_scores(freqs: dict[int, list[float]], hits: Sequence[int], rows: int,
+                total_tokens: int) -> dict[int, float]:
+    """FTS5's ``bm25()`` (negative: lower is better) of each row, from its weighted phrase
+    frequencies, the rows matching each phrase (``hits``) and the table's row and token totals."""
     avgdl = total_tokens / rows if rows else 0.0
     idf = []
     for n in hits:
         value = math.log((0.5 + rows - n) / (0.5 + n))
         idf.append(value if value > 0.0 else 1e-6)
     out: dict[int, float] = {}
-    for rowid, text in texts.items():
-        clean = searchable(text)
-        words = {"coarse": tokens(coarse_text(clean)), "parts": tokens(parts_text(clean))}
+    for rowid, row_freqs in freqs.items():
         score = 0.0
-        for i, phrase in enumerate(phrases):
-            freq = 0.0
-            for column in ("coarse", "parts"):  # FTS5 adds each instance's column weight, in column order
-                if column in phrase.columns:
-                    for _ in range(_instances(words[column], phrase)):
-                        freq += WEIGHTS[column]
+        for i, freq in enumerate(row_freqs):
             if freq:
                 score += idf[i] * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * DOC_LENGTH / avgdl)))
         out[rowid] = -1.0 * score
     return out
+
+
+def text_words(text: str) -> dict[str, Sequence[str]]:
+    """The tokens of each indexed column of ``text``, as the indexes make them."""
+    clean = searchable(text)
+    return {"coarse": tokens(coarse_text(clean)), "parts": tokens(parts_text(clean))}
+
+
+def bm25(texts: dict[int, str], phrases: Sequence[Phrase], hits: Sequence[int], rows: int,
+         total_tokens: int) -> dict[int, float]:
+    """FTS5's ``bm25()`` of each row's index text (see :func:`bm25_scores`)."""
+    freqs = {rowid: phrase_frequencies(text_words(text), phrases) for rowid, text in texts.items()}
+    return bm25_scores(freqs, hits, rows, total_tokens)
 
 
 #: The columns of ``lcm_messages`` a message row fills, after ``namespace``, in the order of
@@ -724,11 +770,43 @@ class PgStore:
                 "SELECT id, body FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)", (self.namespace, ids))}
         return {s.id: f"{s.content}\n{s.hint}" for s in self.get_summaries(ids)}
 
+    def _message_words(self, ids: list[int], phrases: list[Phrase]) -> dict[int, dict[str, Sequence[str]]]:
+        """Each message's column words for BM25: the positions of the query's words read from its
+        search vectors (no re-tokenizing of long texts in Python), or - for a text long enough
+        that a position may have been capped, or a word seen ``MAX_POSITIONS`` times - its tokens."""
+        exact = sorted({w for p in phrases for w in (p.words[:-1] if p.prefix else p.words)})
+        prefixes = sorted({p.words[-1] for p in phrases if p.prefix and p.words})
+        rows = self._rows(
+            "SELECT m.id, c.col, u.lexeme, u.positions, length(m.body) > %s FROM lcm_messages m "
+            "CROSS JOIN LATERAL (VALUES ('coarse', m.coarse), ('parts', m.parts)) c(col, vec) "
+            "LEFT JOIN LATERAL (SELECT lexeme, positions FROM unnest(c.vec) "
+            "WHERE lexeme = ANY(%s) OR lexeme ^@ ANY(%s)) u ON true "
+            "WHERE m.namespace = %s AND m.id = ANY(%s)",
+            (EXACT_POSITIONS_UPTO, exact, prefixes, self.namespace, ids))
+        found: dict[int, dict[str, Sequence[str]]] = {}
+        retokenize: set[int] = set()
+        for mid, column, lexeme, positions, long_text in rows:
+            words = found.setdefault(int(mid), {"coarse": PositionWords(), "parts": PositionWords()})
+            if long_text or (positions is not None and len(positions) >= MAX_POSITIONS):
+                retokenize.add(int(mid))
+            elif lexeme is not None:
+                words[column][lexeme] = positions  # type: ignore[index]
+        if retokenize:
+            for mid, text in self._index_texts("lcm_messages", sorted(retokenize)).items():
+                found[mid] = text_words(text)
+        return found
+
     def _order(self, table: str, kind: str, ids: list[int], phrases: list[Phrase]) -> list[int]:
         """``ids`` by BM25 (FTS5's statistics for the namespace), equal scores newest first."""
         if len(ids) <= 1:
             return ids
-        texts = self._index_texts(table, ids)
+        if table == "lcm_messages" and all(len(w.encode("utf-8")) <= MAX_LEXEME_BYTES for p in phrases
+                                           for w in p.words):
+            freqs = {mid: phrase_frequencies(words, phrases)
+                     for mid, words in self._message_words(ids, phrases).items()}
+        else:
+            freqs = {mid: phrase_frequencies(text_words(text), phrases)
+                     for mid, text in self._index_texts(table, ids).items()}
         hits_sql = ", ".join(f"(SELECT count(*) FROM {table} WHERE namespace = %s AND {_phrase_sql(p, [])})"
                              for p in phrases)
         hits_params: list[Any] = []
@@ -738,7 +816,7 @@ class PgStore:
         found = self._rows(f"SELECT coalesce((SELECT rows FROM lcm_counts WHERE namespace = %s AND kind = %s), 0),"
                            f" coalesce((SELECT tokens FROM lcm_counts WHERE namespace = %s AND kind = %s), 0), "
                            f"{hits_sql}", (self.namespace, kind, self.namespace, kind, *hits_params))[0]
-        scores = bm25(texts, phrases, [int(n) for n in found[2:]], int(found[0]), int(found[1]))
+        scores = bm25_scores(freqs, [int(n) for n in found[2:]], int(found[0]), int(found[1]))
         return sorted(ids, key=lambda i: (scores.get(i, 0.0), -i))
 
     def search_substring(self, text: str, session_id: str | None, limit: int, offset: int = 0) -> list[int]:
