@@ -281,16 +281,43 @@ def test_session_ids_and_roles_postgresql_text_refuses_round_trip(storage: Stora
                                   last_message=ids[sid][-1], message_count=2))
         assert [s.session_id for s in pg.roots(sid)] == [sid]
     assert len({m for sid in odd for m in ids[sid]}) == 2 * len(odd)
-    # files -> postgres -> files keeps them (SQLite itself cannot bind a lone surrogate)
-    keep = [sid for sid in odd if "\ud800" not in sid]
+    # files -> postgres -> files keeps them, a lone surrogate in a session id or a role included
+    roles = ["to\x00ol", "lone \udfff role"]
     sqlite = SQLiteStore(tmp_path / "src.db")
-    for sid in keep:
-        sqlite.append(sid, [{"role": "to\x00ol", "content": "x"}])
+    for sid in odd:
+        sqlite.append(sid, [{"role": role, "content": "x"} for role in roles])
     sqlite.close()
     back = PgStore(storage.model_copy(update={"namespace": storage.namespace + "-copy"}))
     assert to_postgres(tmp_path / "src.db", back).verified
+    assert [(m.session_id, m.role) for m in back.session_messages("lone \ud800 id")] == [
+        ("lone \ud800 id", role) for role in roles]
     assert to_sqlite(back, tmp_path / "back.db").verified
     again = SQLiteStore(tmp_path / "back.db")
-    assert [(m.session_id, m.role) for sid in keep for m in again.session_messages(sid)] == [
-        (sid, "to\x00ol") for sid in keep]
+    assert [(m.session_id, m.role) for sid in odd for m in again.session_messages(sid)] == [
+        (sid, role) for sid in odd for role in roles]
+    assert again.search_messages(parse_query("x"), session_id="lone \ud800 id", role="lone \udfff role")
     again.close()
+    # and straight from PostgreSQL to a new file: the session PostgreSQL alone can name
+    assert to_sqlite(pg, tmp_path / "direct.db").verified
+    direct = SQLiteStore(tmp_path / "direct.db")
+    assert [m.message() for m in direct.session_messages("lone \ud800 id")] == [
+        {"role": "to\x00ol", "content": "needle1 here"}, {"role": "user", "content": "hi"}]
+    assert [s.session_id for s in direct.roots("lone \ud800 id")] == ["lone \ud800 id"]
+    assert direct.load_layout("lone \ud800 id") == ({"n": 1}, ids["lone \ud800 id"][-1])
+    direct.close()
+
+
+def test_ranking_reads_word_positions_only_where_they_are_complete(storage: StorageConfig, tmp_path: Path) -> None:
+    """BM25 counts a word's instances from the search vector's positions, which PostgreSQL caps
+    (256 per word, position 16383): texts past a cap are re-tokenized, so the order stays SQLite's."""
+    texts = ["alpha " * 300, "alpha " * 270 + "beta", "alpha " * 260 + "beta " * 2, "alpha beta " * 5,
+             "filler " * 17000 + "beta " * 3 + "alpha", "filler " * 17000 + "beta alpha beta", "beta " * 4]
+    sqlite, pg = SQLiteStore(tmp_path / "rank.db"), PgStore(storage)
+    for n, text in enumerate(texts):
+        sqlite.append(f"r{n}", [{"role": "user", "content": text}])
+        pg.append(f"r{n}", [{"role": "user", "content": text}])
+    for query in ("alpha", "beta", "alp*", "alpha beta"):  # (a phrase past position 16383 is not found)
+        orders = [[s.get_messages([i])[0].session_id for i in s.search_messages(parse_query(query), limit=10)]
+                  for s in (sqlite, pg)]
+        assert orders[1] == orders[0], query
+    sqlite.close()

@@ -149,6 +149,10 @@ _WORD_OR_PRIVATE = re.compile("(?:[^\\W_]|[\ue000-\uf8ff\U000f0000-\U000ffffd\U0
 MAX_POSITIONS = 256  # per lexeme, as PostgreSQL keeps at most
 MAX_LEXEME_BYTES = 2046  # PostgreSQL's longest word in a tsvector
 MAX_VECTOR_BYTES = 900_000  # safely under a tsvector's 1 MB
+#: A text this long or shorter has at most 2 tokens per character in a column (CJK one per
+#: character, identifier parts and pairs two), so under ``MAX_POSITION`` and ``MAX_VECTOR_BYTES``:
+#: its search vectors hold every position of every word (but of one seen over ``MAX_POSITIONS`` times).
+EXACT_POSITIONS_UPTO = 8000
 
 
 def _fold(ch: str) -> str:
@@ -307,23 +311,13 @@ def from_pg(value: str | None, escaped: bool) -> str | None:
     return base64.b64decode(value).decode("utf-8", "surrogatepass")
 
 
-#: Marks a key text stored encoded (see :func:`key_to_pg`); a text starting with it is encoded too.
-KEY_ESCAPE = "\x01b64:"
-
-
-def key_to_pg(value: str) -> str:
-    """A ``session_id`` or ``role`` as its ``text`` column holds it: as it is, or - when it holds
-    what a PostgreSQL ``text`` refuses (NUL, a lone surrogate) or starts with ``KEY_ESCAPE`` -
-    ``KEY_ESCAPE`` and base64 of its UTF-8, so every value is stored, found and read back exactly."""
-    if "\x00" in value or value.startswith(KEY_ESCAPE) or not codec.is_utf8(value):
-        return KEY_ESCAPE + base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii")
-    return value
-
-
-def key_from_pg(value: str) -> str:
-    if value.startswith(KEY_ESCAPE):
-        return base64.b64decode(value[len(KEY_ESCAPE):]).decode("utf-8", "surrogatepass")
-    return value
+#: A ``session_id`` or ``role`` as its ``text`` column holds it: as it is, or - when it holds what
+#: a PostgreSQL ``text`` refuses (NUL, a lone surrogate) or starts with ``KEY_ESCAPE`` - the
+#: marker and base64 of its UTF-8 (:func:`hermes_context_lcm.codec.escape_key`, the form the
+#: SQLite store uses for what SQLite refuses), so every value is stored, found and read back exactly.
+KEY_ESCAPE = codec.KEY_ESCAPE
+key_to_pg = codec.escape_key
+key_from_pg = codec.unescape_key
 
 
 def searchable(text: str) -> str:
@@ -470,58 +464,113 @@ def _instances(words: Sequence[str], phrase: Phrase) -> int:
     return count
 
 
-def bm25(texts: dict[int, str], phrases: Sequence[Phrase], hits: Sequence[int], rows: int,
-         total_tokens: int) -> dict[int, float]:
-    """FTS5's ``bm25()`` (negative: lower is better) of each row's index text, given the
-    rows matching each phrase (``hits``) and the table's row and token totals."""
+def phrase_frequencies(words: dict[str, Sequence[str]], phrases: Sequence[Phrase]) -> list[float]:
+    """Per phrase, its instances in each column weighted as FTS5 weighs them (``words``: each
+    column's tokens, or :class:`PositionWords` of its search vector)."""
+    out = []
+    for phrase in phrases:
+        freq = 0.0
+        for column in ("coarse", "parts"):  # FTS5 adds each instance's column weight, in column order
+            if column in phrase.columns:
+                found = words[column]
+                count = found.instances(phrase) if isinstance(found, PositionWords) else _instances(found, phrase)
+                for _ in range(count):
+                    freq += WEIGHTS[column]
+        out.append(freq)
+    return out
+
+
+class PositionWords(dict):  # type: ignore[type-arg]
+    """A column's words as its search vector holds them: lexeme -> positions (1-based token
+    numbers). Counts instances as :func:`_instances` counts them over the token list, which it
+    equals while no position was capped (see :func:`word_positions`)."""
+
+    def _at(self, word: str, prefix: bool) -> set[int]:
+        if not prefix:
+            return set(self.get(word, ()))
+        return {p for lexeme, at in self.items() if lexeme.startswith(word) for p in at}
+
+    def instances(self, phrase: Phrase) -> int:
+        words = phrase.words
+        if not words:
+            return 0
+        last = len(words) - 1
+        first = self._at(words[0], phrase.prefix and last == 0)
+        rest = [self._at(w, phrase.prefix and k == last) for k, w in enumerate(words[1:], 1)]
+        return sum(1 for p in first if all(p + k in at for k, at in enumerate(rest, 1)))
+
+
+def bm25_scores(freqs: dict[int, list[float]], hits: Sequence[int], rows: int,
+                total_tokens: int) -> dict[int, float]:
+    """FTS5's ``bm25()`` (negative: lower is better) of each row, from its weighted phrase
+    frequencies, the rows matching each phrase (``hits``) and the table's row and token totals."""
     avgdl = total_tokens / rows if rows else 0.0
     idf = []
     for n in hits:
         value = math.log((0.5 + rows - n) / (0.5 + n))
         idf.append(value if value > 0.0 else 1e-6)
     out: dict[int, float] = {}
-    for rowid, text in texts.items():
-        clean = searchable(text)
-        words = {"coarse": tokens(coarse_text(clean)), "parts": tokens(parts_text(clean))}
+    for rowid, row_freqs in freqs.items():
         score = 0.0
-        for i, phrase in enumerate(phrases):
-            freq = 0.0
-            for column in ("coarse", "parts"):  # FTS5 adds each instance's column weight, in column order
-                if column in phrase.columns:
-                    for _ in range(_instances(words[column], phrase)):
-                        freq += WEIGHTS[column]
+        for i, freq in enumerate(row_freqs):
             if freq:
                 score += idf[i] * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * DOC_LENGTH / avgdl)))
         out[rowid] = -1.0 * score
     return out
 
 
+def text_words(text: str) -> dict[str, Sequence[str]]:
+    """The tokens of each indexed column of ``text``, as the indexes make them."""
+    clean = searchable(text)
+    return {"coarse": tokens(coarse_text(clean)), "parts": tokens(parts_text(clean))}
+
+
+def bm25(texts: dict[int, str], phrases: Sequence[Phrase], hits: Sequence[int], rows: int,
+         total_tokens: int) -> dict[int, float]:
+    """FTS5's ``bm25()`` of each row's index text (see :func:`bm25_scores`)."""
+    freqs = {rowid: phrase_frequencies(text_words(text), phrases) for rowid, text in texts.items()}
+    return bm25_scores(freqs, hits, rows, total_tokens)
+
+
+#: The columns of ``lcm_messages`` a message row fills, after ``namespace``, in the order of
+#: :func:`message_values` (the unnest of :func:`insert_messages`, the COPY of ``pg_bulk``).
+MESSAGE_VALUE_COLUMNS = ("id", "session_id", "seq", "role", "content", "content_kind", "meta", "tokens",
+                         "created_at", "ident", "stoken", "rtoken", "coarse", "parts", "body")
+
+
+def message_values(row: Sequence[Any]) -> tuple[tuple[Any, ...], int]:
+    """A message row ``(id, session_id, seq, role, content, meta, tokens, created_at, ident)`` (the
+    codec's ``content``) as the values of ``MESSAGE_VALUE_COLUMNS``, and its FTS5 token count:
+    the one encoding every way of storing a message uses, so all store the same bytes."""
+    mid, session_id, seq, role, content, meta, tokens_, created_at, ident = row
+    text = searchable(StoredMessage(mid, session_id, seq, role, content, meta, tokens_, created_at).text())
+    index = index_row(text)
+    data, kind = encode_content(content)
+    return ((mid, key_to_pg(session_id), seq, key_to_pg(role), data, kind, meta, tokens_, created_at, ident,
+             session_token(session_id), role_token(role), index.coarse, index.parts, text), index.ntokens)
+
+
 def insert_messages(conn: psycopg.Connection[Any], namespace: str, rows: Sequence[Sequence[Any]]) -> None:
-    """Insert message rows ``(id, session_id, seq, role, content, meta, tokens, created_at, ident)``
-    (the codec's ``content``) with their index columns, in one statement, and count them.
+    """Insert message rows (as :func:`message_values` reads them) with their index columns, in one
+    statement, and count them.
 
     The columns travel as binary arrays (text arrays are not escaped, ``tsvector`` as
     :func:`vector_bytes` built them) into one ``INSERT ... SELECT FROM unnest(...)``."""
     if not rows:
         return
     use_tsvectors(conn)
-    columns: list[list[Any]] = [[] for _ in range(15)]
+    columns: list[list[Any]] = [[] for _ in MESSAGE_VALUE_COLUMNS]
     ntokens = 0
-    for mid, session_id, seq, role, content, meta, tokens_, created_at, ident in rows:
-        text = searchable(StoredMessage(mid, session_id, seq, role, content, meta, tokens_, created_at).text())
-        index = index_row(text)
-        ntokens += index.ntokens
-        data, kind = encode_content(content)
-        for column, value in zip(columns, (mid, key_to_pg(session_id), seq, key_to_pg(role), data, kind, meta,
-                                           tokens_, created_at, ident,
-                                           session_token(session_id), role_token(role), index.coarse, index.parts,
-                                           text), strict=True):
+    for row in rows:
+        values, n = message_values(row)
+        ntokens += n
+        for column, value in zip(columns, values, strict=True):
             column.append(value)
     conn.execute(
-        "INSERT INTO lcm_messages (namespace, id, session_id, seq, role, content, content_kind, meta, tokens,"
-        " created_at, ident, stoken, rtoken, coarse, parts, body) SELECT %s, * FROM unnest(%b::int8[], %b::text[],"
-        " %b::int8[], %b::text[], %b::bytea[], %b::int2[], %b::text[], %b::int4[], %b::float8[], %b::bytea[],"
-        " %b::text[], %b::text[], %b::tsvector[], %b::tsvector[], %b::text[])", (namespace, *columns))
+        f"INSERT INTO lcm_messages (namespace, {', '.join(MESSAGE_VALUE_COLUMNS)}) SELECT %s, * FROM unnest("
+        "%b::int8[], %b::text[], %b::int8[], %b::text[], %b::bytea[], %b::int2[], %b::text[], %b::int4[], "
+        "%b::float8[], %b::bytea[], %b::text[], %b::text[], %b::tsvector[], %b::tsvector[], %b::text[])",
+        (namespace, *columns))
     add_counts(conn, namespace, "messages", len(rows), ntokens)
 
 
@@ -721,11 +770,43 @@ class PgStore:
                 "SELECT id, body FROM lcm_messages WHERE namespace = %s AND id = ANY(%s)", (self.namespace, ids))}
         return {s.id: f"{s.content}\n{s.hint}" for s in self.get_summaries(ids)}
 
+    def _message_words(self, ids: list[int], phrases: list[Phrase]) -> dict[int, dict[str, Sequence[str]]]:
+        """Each message's column words for BM25: the positions of the query's words read from its
+        search vectors (no re-tokenizing of long texts in Python), or - for a text long enough
+        that a position may have been capped, or a word seen ``MAX_POSITIONS`` times - its tokens."""
+        exact = sorted({w for p in phrases for w in (p.words[:-1] if p.prefix else p.words)})
+        prefixes = sorted({p.words[-1] for p in phrases if p.prefix and p.words})
+        rows = self._rows(
+            "SELECT m.id, c.col, u.lexeme, u.positions, length(m.body) > %s FROM lcm_messages m "
+            "CROSS JOIN LATERAL (VALUES ('coarse', m.coarse), ('parts', m.parts)) c(col, vec) "
+            "LEFT JOIN LATERAL (SELECT lexeme, positions FROM unnest(c.vec) "
+            "WHERE lexeme = ANY(%s) OR lexeme ^@ ANY(%s)) u ON true "
+            "WHERE m.namespace = %s AND m.id = ANY(%s)",
+            (EXACT_POSITIONS_UPTO, exact, prefixes, self.namespace, ids))
+        found: dict[int, dict[str, Sequence[str]]] = {}
+        retokenize: set[int] = set()
+        for mid, column, lexeme, positions, long_text in rows:
+            words = found.setdefault(int(mid), {"coarse": PositionWords(), "parts": PositionWords()})
+            if long_text or (positions is not None and len(positions) >= MAX_POSITIONS):
+                retokenize.add(int(mid))
+            elif lexeme is not None:
+                words[column][lexeme] = positions  # type: ignore[index]
+        if retokenize:
+            for mid, text in self._index_texts("lcm_messages", sorted(retokenize)).items():
+                found[mid] = text_words(text)
+        return found
+
     def _order(self, table: str, kind: str, ids: list[int], phrases: list[Phrase]) -> list[int]:
         """``ids`` by BM25 (FTS5's statistics for the namespace), equal scores newest first."""
         if len(ids) <= 1:
             return ids
-        texts = self._index_texts(table, ids)
+        if table == "lcm_messages" and all(len(w.encode("utf-8")) <= MAX_LEXEME_BYTES for p in phrases
+                                           for w in p.words):
+            freqs = {mid: phrase_frequencies(words, phrases)
+                     for mid, words in self._message_words(ids, phrases).items()}
+        else:
+            freqs = {mid: phrase_frequencies(text_words(text), phrases)
+                     for mid, text in self._index_texts(table, ids).items()}
         hits_sql = ", ".join(f"(SELECT count(*) FROM {table} WHERE namespace = %s AND {_phrase_sql(p, [])})"
                              for p in phrases)
         hits_params: list[Any] = []
@@ -735,7 +816,7 @@ class PgStore:
         found = self._rows(f"SELECT coalesce((SELECT rows FROM lcm_counts WHERE namespace = %s AND kind = %s), 0),"
                            f" coalesce((SELECT tokens FROM lcm_counts WHERE namespace = %s AND kind = %s), 0), "
                            f"{hits_sql}", (self.namespace, kind, self.namespace, kind, *hits_params))[0]
-        scores = bm25(texts, phrases, [int(n) for n in found[2:]], int(found[0]), int(found[1]))
+        scores = bm25_scores(freqs, [int(n) for n in found[2:]], int(found[0]), int(found[1]))
         return sorted(ids, key=lambda i: (scores.get(i, 0.0), -i))
 
     def search_substring(self, text: str, session_id: str | None, limit: int, offset: int = 0) -> list[int]:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_context_lcm import codec
+from hermes_context_lcm.pg_bulk import bulk_load, default_workers
 from hermes_context_lcm.pg_store import (
     PgStore,
     add_counts,
@@ -33,11 +35,13 @@ from hermes_context_lcm.store import (
     SQLiteStore,
     StoreError,
     _index_row,
+    file_key,
     session_token,
 )
 from hermes_core.storage.migration import MigrationError, MigrationRequest
 
 BATCH = 2000
+BULK_BATCH = 5000  # rows per block a bulk load encodes at once
 MSG_COLS = ("id", "session_id", "seq", "role", "content", "meta", "tokens", "created_at", "ident")
 #: The same columns in PostgreSQL (content is a bytea and its kind there; see pg_store).
 PG_MSG_COLS = ("id", "session_id", "seq", "role", "content", "content_kind", "meta", "tokens", "created_at", "ident")
@@ -63,15 +67,35 @@ class TransferReport:
                 "copied": self.copied, "verified": self.verified}
 
 
-def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...]) -> Iterator[list[tuple[Any, ...]]]:
+def _sqlite_rows(conn: sqlite3.Connection, table: str, cols: tuple[str, ...],
+                 batch: int = BATCH) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of ``table`` by id, a batch at a time, their keys as given (see :func:`_from_file`)."""
     last = -1 << 62
     while True:
         rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE id > ? ORDER BY id LIMIT ?",
-                            (last, BATCH)).fetchall()
+                            (last, batch)).fetchall()
         if not rows:
             return
-        yield rows
+        yield [_from_file(table, r) for r in rows]
         last = rows[-1][0]
+
+
+def _from_file(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
+    """A row of the SQLite file with its keys (session id; a message's role) as given: the file
+    holds them as :func:`~hermes_context_lcm.store.file_key` makes them."""
+    out = list(row)
+    out[1] = codec.unescape_key(out[1])
+    if table == "messages":
+        out[3] = codec.unescape_key(out[3])
+    return tuple(out)
+
+
+def _to_file(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
+    out = list(row)
+    out[1] = file_key(out[1])
+    if table == "messages":
+        out[3] = file_key(out[3])
+    return tuple(out)
 
 
 def _decoded(table: str, row: Sequence[Any]) -> tuple[Any, ...]:
@@ -117,27 +141,36 @@ def _conflict(what: str, row_id: int, where: str) -> TransferError:
                          "Copy into an empty namespace (--namespace) or an empty file.")
 
 
-def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None) -> TransferReport:
-    """Copy ``db_path`` into ``pg``'s namespace; verify every row."""
+def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None,
+                workers: int | None = None) -> TransferReport:
+    """Copy ``db_path`` into ``pg``'s namespace; verify every row.
+
+    Into a namespace without messages, the messages go by :func:`~hermes_context_lcm.pg_bulk.bulk_load`
+    (one binary COPY, encoded by ``workers`` processes, default one per core for large files);
+    otherwise batch by batch, each row compared with what the namespace holds."""
     report = TransferReport()
     source = _open_source(db_path)
     try:
         total = source.execute("SELECT count(*) FROM messages").fetchone()[0]
-        for batch in _sqlite_rows(source, "messages", MSG_COLS):
-            present = _pg_rows(pg, "lcm_messages", MSG_COLS, [r[0] for r in batch])
-            fresh = []
-            for row in batch:
-                if row[0] in present:
-                    if present[row[0]] != tuple(row):
-                        raise _conflict("message", row[0], pg.path)
-                else:
-                    fresh.append(row)
-            if fresh:
-                _copy_messages(pg, fresh)
-            report.messages += len(batch)
-            report.copied["messages"] += len(fresh)
-            if progress:
-                progress("messages", report.messages, total)
+        held = pg._rows("SELECT EXISTS (SELECT 1 FROM lcm_messages WHERE namespace = %s)", (pg.namespace,))[0][0]
+        if total and not held:
+            report.messages = report.copied["messages"] = _bulk_messages(source, pg, total, progress, workers)
+        else:
+            for batch in _sqlite_rows(source, "messages", MSG_COLS):
+                present = _pg_rows(pg, "lcm_messages", MSG_COLS, [r[0] for r in batch])
+                fresh = []
+                for row in batch:
+                    if row[0] in present:
+                        if present[row[0]] != tuple(row):
+                            raise _conflict("message", row[0], pg.path)
+                    else:
+                        fresh.append(row)
+                if fresh:
+                    _copy_messages(pg, fresh)
+                report.messages += len(batch)
+                report.copied["messages"] += len(fresh)
+                if progress:
+                    progress("messages", report.messages, total)
         for batch in _sqlite_rows(source, "summaries", SUM_COLS):
             present = _pg_rows(pg, "lcm_summaries", SUM_COLS, [r[0] for r in batch])
             fresh = []
@@ -150,7 +183,8 @@ def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None) ->
             _copy_summaries(pg, fresh)
             report.summaries += len(batch)
             report.copied["summaries"] += len(fresh)
-        for session_id, layout, upto in source.execute("SELECT session_id, layout, upto FROM layouts"):
+        for stored_id, layout, upto in source.execute("SELECT session_id, layout, upto FROM layouts"):
+            session_id = codec.unescape_key(stored_id)
             there = pg._rows("SELECT layout, upto FROM lcm_layouts WHERE namespace = %s AND session_id = %s",
                              (pg.namespace, key_to_pg(session_id)))
             if there and tuple(there[0]) != (layout, upto):
@@ -185,6 +219,23 @@ def _copy_messages(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
         if "duplicate key" in str(exc):
             raise TransferError(f"{pg.path} already holds messages at the same session positions: {exc}") from None
         raise
+
+
+def _bulk_messages(source: sqlite3.Connection, pg: PgStore, total: int, progress: Progress | None,
+                   workers: int | None) -> int:
+    def step(done: int) -> None:
+        if progress:
+            progress("messages", done, total)
+
+    try:
+        loaded = bulk_load(pg, lambda: _sqlite_rows(source, "messages", MSG_COLS, BULK_BATCH),
+                           workers=default_workers(total) if workers is None else workers, progress=step)
+    except Exception as exc:
+        if "duplicate key" in str(exc):
+            raise TransferError(f"{pg.path} already holds messages at the same session positions or with the "
+                                f"same content identity: {exc}") from None
+        raise
+    return int(loaded["messages"])
 
 
 def _copy_summaries(pg: PgStore, rows: list[tuple[Any, ...]]) -> None:
@@ -233,14 +284,15 @@ def to_sqlite(pg: PgStore, db_path: Path, progress: Progress | None = None) -> T
         for rows in _pg_batches(pg, "lcm_messages", MSG_COLS):
             fresh = _fresh(conn, "messages", MSG_COLS, rows, str(db_path))
             conn.executemany(f"INSERT INTO messages ({', '.join(MSG_COLS)}) VALUES ({', '.join('?' * len(MSG_COLS))})",
-                             fresh)
+                             [_to_file("messages", r) for r in fresh])
             report.messages += len(rows)
             report.copied["messages"] += len(fresh)
             if progress:
                 progress("messages", report.messages, total)
         for rows in _pg_batches(pg, "lcm_summaries", SUM_COLS):
             fresh = _fresh(conn, "summaries", SUM_COLS, rows, str(db_path))
-            conn.executemany(f"INSERT INTO summaries ({', '.join(SUM_COLS)}) VALUES ({', '.join('?' * 14)})", fresh)
+            conn.executemany(f"INSERT INTO summaries ({', '.join(SUM_COLS)}) VALUES ({', '.join('?' * 14)})",
+                             [_to_file("summaries", r) for r in fresh])
             conn.executemany("INSERT INTO summaries_fts (rowid, meta, body, parts) VALUES (?, ?, ?, ?)",
                              [_index_row(r[0], f"{session_token(r[1])} d{r[2]}", f"{r[3]}\n{r[4]}") for r in fresh])
             report.summaries += len(rows)
@@ -248,12 +300,13 @@ def to_sqlite(pg: PgStore, db_path: Path, progress: Progress | None = None) -> T
         for stored_id, layout, upto in pg._rows(
                 "SELECT session_id, layout, upto FROM lcm_layouts WHERE namespace = %s", (pg.namespace,)):
             session_id = key_from_pg(stored_id)
-            there = conn.execute("SELECT layout, upto FROM layouts WHERE session_id = ?", (session_id,)).fetchone()
+            there = conn.execute("SELECT layout, upto FROM layouts WHERE session_id = ?",
+                                 (file_key(session_id),)).fetchone()
             if there and tuple(there) != (layout, upto):
                 raise _conflict(f"layout of session {session_id!r}", 0, str(db_path))
             if not there:
                 conn.execute("INSERT INTO layouts (session_id, layout, upto) VALUES (?, ?, ?)",
-                             (session_id, layout, upto))
+                             (file_key(session_id), layout, upto))
                 report.copied["layouts"] += 1
             report.layouts += 1
         conn.execute("COMMIT")
@@ -299,7 +352,7 @@ def _pg_batches(pg: PgStore, table: str, cols: tuple[str, ...]) -> Iterator[list
 def _fresh(conn: sqlite3.Connection, table: str, cols: tuple[str, ...], rows: list[tuple[Any, ...]],
            where: str) -> list[tuple[Any, ...]]:
     marks = ",".join("?" * len(rows))
-    present = {r[0]: tuple(r) for r in conn.execute(
+    present = {r[0]: _from_file(table, r) for r in conn.execute(
         f"SELECT {', '.join(cols)} FROM {table} WHERE id IN ({marks})", [r[0] for r in rows])}
     fresh = []
     for row in rows:
