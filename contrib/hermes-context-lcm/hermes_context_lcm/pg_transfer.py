@@ -141,6 +141,19 @@ def _conflict(what: str, row_id: int, where: str) -> TransferError:
                          "Copy into an empty namespace (--namespace) or an empty file.")
 
 
+def _new_rows(rows: Sequence[Sequence[Any]], present: dict[int, tuple[Any, ...]], what: str,
+              where: str) -> list[tuple[Any, ...]]:
+    """The rows ``where`` does not hold yet; a row it holds must be equal (a re-run copies nothing)."""
+    fresh = []
+    for row in rows:
+        held = present.get(row[0])
+        if held is None:
+            fresh.append(tuple(row))
+        elif held != tuple(row):
+            raise _conflict(what, row[0], where)
+    return fresh
+
+
 def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None,
                 workers: int | None = None) -> TransferReport:
     """Copy ``db_path`` into ``pg``'s namespace; verify every row.
@@ -158,13 +171,7 @@ def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None,
         else:
             for batch in _sqlite_rows(source, "messages", MSG_COLS):
                 present = _pg_rows(pg, "lcm_messages", MSG_COLS, [r[0] for r in batch])
-                fresh = []
-                for row in batch:
-                    if row[0] in present:
-                        if present[row[0]] != tuple(row):
-                            raise _conflict("message", row[0], pg.path)
-                    else:
-                        fresh.append(row)
+                fresh = _new_rows(batch, present, "message", pg.path)
                 if fresh:
                     _copy_messages(pg, fresh)
                 report.messages += len(batch)
@@ -173,13 +180,7 @@ def to_postgres(db_path: Path, pg: PgStore, progress: Progress | None = None,
                     progress("messages", report.messages, total)
         for batch in _sqlite_rows(source, "summaries", SUM_COLS):
             present = _pg_rows(pg, "lcm_summaries", SUM_COLS, [r[0] for r in batch])
-            fresh = []
-            for row in batch:
-                if row[0] in present:
-                    if present[row[0]] != tuple(row):
-                        raise _conflict("summary", row[0], pg.path)
-                else:
-                    fresh.append(row)
+            fresh = _new_rows(batch, present, "summary", pg.path)
             _copy_summaries(pg, fresh)
             report.summaries += len(batch)
             report.copied["summaries"] += len(fresh)
@@ -354,14 +355,7 @@ def _fresh(conn: sqlite3.Connection, table: str, cols: tuple[str, ...], rows: li
     marks = ",".join("?" * len(rows))
     present = {r[0]: _from_file(table, r) for r in conn.execute(
         f"SELECT {', '.join(cols)} FROM {table} WHERE id IN ({marks})", [r[0] for r in rows])}
-    fresh = []
-    for row in rows:
-        if row[0] in present:
-            if present[row[0]] != row:
-                raise _conflict(table[:-1], row[0], where)
-        else:
-            fresh.append(row)
-    return fresh
+    return _new_rows(rows, present, table[:-1], where)
 
 
 
