@@ -4,6 +4,7 @@ suite, and one live engine per session across hosts."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -321,3 +322,32 @@ def test_ranking_reads_word_positions_only_where_they_are_complete(storage: Stor
                   for s in (sqlite, pg)]
         assert orders[1] == orders[0], query
     sqlite.close()
+
+
+def test_a_rare_word_never_walks_the_whole_table(both: tuple[SQLiteStore, PgStore], monkeypatch: Any,
+                                                 transcripts: dict[str, list[dict[str, Any]]]) -> None:
+    """PostgreSQL plans ``ORDER BY id DESC LIMIT n`` as a filtered walk down the primary key once a
+    table is large; for a word in one message that reads every row (0.6 s at 100k, measured in
+    BENCHMARKS.md; this small store is planned differently, so the statements are checked): a
+    search walks the key only over the newest ``DENSE_WINDOW`` rows, and its results are unchanged."""
+    from hermes_context_lcm import pg_store
+
+    sqlite, pg = both
+    seen: dict[str, int] = {}
+    for messages in transcripts.values():
+        for word in {w for m in messages for w in re.findall(r"\b[a-z]{9,}\b", str(m.get("content") or ""))}:
+            seen[word] = seen.get(word, 0) + 1
+    rare = next(w for w in sorted(seen) if seen[w] == 1 and len(sqlite.search_messages(parse_query(w), limit=9)) == 1)
+    issued: list[str] = []
+    real = pg._rows
+    monkeypatch.setattr(pg, "_rows", lambda sql, params: issued.append(sql) or real(sql, params))
+    holder = sqlite.get_messages(sqlite.search_messages(parse_query(rare), limit=1))[0].session_id
+    for session in (None, holder, "elsewhere"):
+        issued.clear()
+        found = [(m.session_id, m.seq) for m in pg.get_messages(
+            pg.search_messages(parse_query(rare), session_id=session, limit=10))]
+        assert found == [(m.session_id, m.seq) for m in sqlite.get_messages(
+            sqlite.search_messages(parse_query(rare), session_id=session, limit=10))]
+        assert bool(found) == (session != "elsewhere")
+        for sql in issued:
+            assert "ORDER BY id DESC" not in sql or f"LIMIT {pg_store.DENSE_WINDOW}) AS recent" in sql, sql
