@@ -162,3 +162,37 @@ def test_a_bulk_load_cut_off_leaves_nothing() -> None:
         assert pg._rows("SELECT count(*) FROM lcm_messages", ()) == [(0,)]
         assert _indexes(pg) == before
         assert pg._rows("SELECT count(*) FROM lcm_counts", ()) == [(0,)]
+
+
+UNGUARDED_SCRIPT = '''
+import json, logging, sqlite3, sys
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+from hermes_context_lcm.pg_bulk import encoded_blocks
+from hermes_context_lcm.pg_transfer import MSG_COLS, _sqlite_rows
+# no `if __name__ == "__main__":` guard: every spawned worker re-runs this file and fails
+blocks = list(_sqlite_rows(sqlite3.connect(sys.argv[1]), "messages", MSG_COLS, 10))
+here = [(d.hex(), n, c) for d, n, c in encoded_blocks("ns", blocks, 1)]
+spread = [(d.hex(), n, c) for d, n, c in encoded_blocks("ns", blocks, 2)]
+print(json.dumps({"equal": here == spread, "blocks": len(here)}))
+'''
+
+
+def test_workers_that_cannot_start_fall_back_to_encoding_in_process(tmp_path: Path) -> None:
+    """A library caller whose script lacks a main guard gets a slower load with a warning, not a
+    broken process pool: every block is still encoded, in order, byte for byte."""
+    import subprocess
+    import sys
+
+    if CORPUS is None:
+        pytest.skip("transcript corpus not found")
+    store = SQLiteStore(tmp_path / "lcm.db")
+    store.append("s", load_transcript(sorted(CORPUS.glob("*.json"))[0]).messages)
+    store.close()
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED_SCRIPT)
+    run = subprocess.run([sys.executable, str(script), str(tmp_path / "lcm.db")], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["equal"] and result["blocks"] > 4, result  # more blocks than the workers hold ahead
+    assert "encoding worker processes failed" in run.stderr

@@ -21,6 +21,7 @@ and is re-run from the start.
 
 from __future__ import annotations
 
+import logging
 import os
 import struct
 from collections import deque
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     import psycopg
 
     from hermes_context_lcm.pg_store import PgStore
+
+logger = logging.getLogger(__name__)
 
 Rows = Sequence[Sequence[Any]]  # message rows as message_values reads them
 COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # the header of PostgreSQL's binary COPY format, no flags
@@ -75,7 +78,11 @@ def copy_block(namespace: str, rows: Rows) -> tuple[bytes, int]:
 
 def encoded_blocks(namespace: str, blocks: Iterable[Rows], workers: int) -> Iterator[tuple[bytes, int, int]]:
     """``(COPY bytes, tokens, rows)`` per block, in order; ``workers`` > 1 encodes in that many
-    processes (spawned, never forked: the caller holds pool threads), a few blocks ahead."""
+    processes (spawned, never forked: the caller holds pool threads), a few blocks ahead.
+
+    If the workers die (a script without an ``if __name__ == "__main__":`` guard makes every
+    spawned worker fail at start), the blocks they held and the rest are encoded here, with a
+    warning: slower, never lost."""
     if workers <= 1:
         for rows in blocks:
             data, ntokens = copy_block(namespace, rows)
@@ -83,17 +90,29 @@ def encoded_blocks(namespace: str, blocks: Iterable[Rows], workers: int) -> Iter
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        ahead: deque[Any] = deque()
-        for rows in blocks:
-            ahead.append((pool.submit(copy_block, namespace, rows), len(rows)))
-            if len(ahead) > 2 * workers:
-                future, count = ahead.popleft()
-                yield (*future.result(), count)
-        while ahead:
-            future, count = ahead.popleft()
-            yield (*future.result(), count)
+    source = iter(blocks)
+    ahead: deque[tuple[Any, Rows]] = deque()  # a block leaves only once its result is in hand
+
+    def oldest() -> tuple[bytes, int, int]:
+        future, rows = ahead[0]
+        data, ntokens = future.result()
+        ahead.popleft()
+        return data, ntokens, len(rows)
+
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for rows in source:
+                ahead.append((pool.submit(copy_block, namespace, rows), rows))
+                if len(ahead) > 2 * workers:
+                    yield oldest()
+            while ahead:
+                yield oldest()
+    except BrokenProcessPool as exc:
+        logger.warning("LCM bulk load: the encoding worker processes failed (%s); encoding in this process", exc)
+        yield from encoded_blocks(namespace, [rows for _, rows in ahead], 1)
+        yield from encoded_blocks(namespace, source, 1)
 
 
 def default_workers(total: int) -> int:
