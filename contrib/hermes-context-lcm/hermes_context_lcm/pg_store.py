@@ -760,9 +760,11 @@ class PgStore:
                 scope_params: list[Any], limit: int, offset: int) -> list[int]:
         """One page of the matches in scope: BM25 for at most ``RANK_LIMIT``, else newest first."""
         probe, dense = self._probe(table, "id", [], match, params, scope, scope_params)
+        ids = [int(r[0]) for r in probe]
         if len(probe) <= RANK_LIMIT:
-            ids = [int(r[0]) for r in probe]
             return self._order(table, kind, ids, phrases)[offset : offset + limit]
+        if offset + limit <= len(ids):  # the probe already holds this page: the newest matches in scope
+            return ids[offset : offset + limit]
         rows = self._rows(f"SELECT id FROM {table} WHERE namespace = %s AND {match}{scope} ORDER BY {_newest(dense)} "
                           "LIMIT %s OFFSET %s", (self.namespace, *params, *scope_params, limit, offset))
         return [int(r[0]) for r in rows]
