@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import annotated_types
 import pytest
@@ -140,6 +141,13 @@ def _compact(home: Path, transcript: Path, *extra: str) -> subprocess.CompletedP
                           capture_output=True, text=True, env=env, timeout=120)
 
 
+def _report(run: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The ``--json`` report of a compact run, without its timing."""
+    report: dict[str, Any] = json.loads(run.stdout)["report"]
+    report.pop("seconds")
+    return report
+
+
 def test_compact_does_not_import_pydantic_when_nothing_needs_validating(tmp_path: Path) -> None:
     transcript = tmp_path / "chat.json"
     transcript.write_text(json.dumps([{"role": "user", "content": f"turn {i} " + "x" * 400} for i in range(60)]))
@@ -149,10 +157,7 @@ def test_compact_does_not_import_pydantic_when_nothing_needs_validating(tmp_path
     config.write_text("context:\n  quiet_mode: 'false'\n")  # the default, as a string the models coerce
     slow = _compact(tmp_path / "home", transcript, "--config", str(config))
     assert slow.stderr.strip().endswith("PYDANTIC 0"), slow.stderr
-    report = [json.loads(run.stdout)["report"] for run in (fast, slow)]
-    for r in report:
-        r.pop("seconds")
-    assert report[0] == report[1]
+    assert _report(fast) == _report(slow)
 
 
 _ODD = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.integers(), st.floats(allow_nan=True),
@@ -243,10 +248,7 @@ def test_compact_with_a_valid_config_skips_pydantic_and_reports_the_same(tmp_pat
     coerced.write_text(config.read_text().replace("9000", "'9000'"))
     slow = _compact(tmp_path / "home", transcript, "--config", str(coerced))
     assert slow.stderr.strip().endswith("PYDANTIC 0"), slow.stderr
-    report = [json.loads(run.stdout)["report"] for run in (fast, slow)]
-    for r in report:
-        r.pop("seconds")
-    assert report[0] == report[1]
+    assert _report(fast) == _report(slow)
     coerced.write_text("model:\n  context_length: -5\n")
     bad = _compact(tmp_path / "home", transcript, "--config", str(coerced))
     assert bad.stderr.strip().endswith("PYDANTIC 2"), bad.stderr  # refused by the models, in their words
