@@ -83,13 +83,19 @@ def _anchored(patterns: list[str], *exact: str) -> list[Branch]:
     return [Branch(pattern, exact) for pattern in patterns]
 
 
-# The words the key-word branches start with, as anchors: ``session`` and ``sig`` only with
-# what may follow them (a suffix part, a quote or a separator), since "sessions" and
-# "design" are common and are not keys.
-_KEY_ANCHORS = {"p": ("pass", "pwd", "private"),
+# The words the key-word branches start with, as anchors: ``session``, ``api`` and ``sig``
+# only with what may follow them (a suffix part, a quote or a separator), since
+# "sessions", "Web Audio API" and "design" are common and are not keys.
+def _keyed(*words: str) -> tuple[str, ...]:
+    """``api`` -> apikey, api_key, api-key (the anchors of ``api[_-]?key``)."""
+    return tuple(f"{word}{sep}key" for word in words for sep in ("", "_", "-"))
+
+
+_KEY_ANCHORS = {"p": ("pass", "pwd", *_keyed("private")),
                 "s": ("secret", "signature", *("sig" + c for c in "_.-kbivhstpwe\\\"' \t:="),
-                      "session_", "session-", "sessionid", "sessiontoken", "sessionkey"),
-                "t": ("token",), "a": ("api", "access", "account", "auth"), "c": ("credential",), "d": ("dsn",)}
+                      *(f"session{sep}{word}" for sep in ("", "_", "-") for word in ("id", "token", "key", "secret"))),
+                "t": ("token",), "a": (*_keyed("api", "access", "account"), "auth"), "c": ("credential",),
+                "d": ("dsn",)}
 
 
 def _key_word_branches(words: tuple[str, ...]) -> list[Branch]:
