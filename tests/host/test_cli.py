@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 from .plugin_sources import BROKEN_IMPORT, ENGINE
 
@@ -176,3 +177,31 @@ def test_strict_mode_makes_plugins_fail_when_a_plugin_failed(installed_distribut
     cli("plugins", check_code=0)
     monkeypatch.setenv("HERMES_STRICT_PLUGINS", "1")
     assert "failed" in cli("plugins", check_code=1).stdout
+
+
+def test_a_command_collects_garbage_less_often_and_restores_the_callers_threshold() -> None:
+    import gc
+
+    from hermes_core import cli
+
+    seen: list[tuple[int, ...]] = []
+    saved = gc.get_threshold()
+
+    def probe(args: object) -> int:
+        seen.append(gc.get_threshold())
+        return 0
+
+    parser_for = cli.build_parser
+
+    def build(only: str | None = None) -> Any:
+        parser = parser_for(only)
+        parser.set_defaults(run=probe)
+        return parser
+
+    try:
+        cli.build_parser = build  # type: ignore[assignment]
+        assert cli.main(["plugins"]) == 0
+    finally:
+        cli.build_parser = parser_for  # type: ignore[assignment]
+    assert seen and seen[0][0] >= cli._CLI_GC_THRESHOLD
+    assert gc.get_threshold() == saved
