@@ -179,29 +179,15 @@ def test_strict_mode_makes_plugins_fail_when_a_plugin_failed(installed_distribut
     assert "failed" in cli("plugins", check_code=1).stdout
 
 
-def test_a_command_collects_garbage_less_often_and_restores_the_callers_threshold() -> None:
+def test_a_command_collects_garbage_less_often_and_restores_the_callers_threshold(monkeypatch: Any) -> None:
     import gc
 
     from hermes_core import cli
+    from hermes_core.cli import cmd_plugins
 
     seen: list[tuple[int, ...]] = []
     saved = gc.get_threshold()
-
-    def probe(args: object) -> int:
-        seen.append(gc.get_threshold())
-        return 0
-
-    parser_for = cli.build_parser
-
-    def build(only: str | None = None) -> Any:
-        parser = parser_for(only)
-        parser.set_defaults(run=probe)
-        return parser
-
-    try:
-        cli.build_parser = build  # type: ignore[assignment]
-        assert cli.main(["plugins"]) == 0
-    finally:
-        cli.build_parser = parser_for  # type: ignore[assignment]
+    monkeypatch.setattr(cmd_plugins, "run", lambda args: seen.append(gc.get_threshold()) or 0)
+    assert cli.main(["plugins"]) == 0
     assert seen and seen[0][0] >= cli._CLI_GC_THRESHOLD
     assert gc.get_threshold() == saved
