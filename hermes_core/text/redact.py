@@ -332,7 +332,22 @@ def redact(text: str) -> str:
         return text
     if len(needed) == 1:
         return _pattern(needed.pop()).sub(_replace, text)
+    if len(needed) >= 3 and len(text) >= _WHOLE_FROM_CHARS:
+        return _whole().sub(_replace, text)
     return _merged_sub([_pattern(first) for first in needed], text)
+
+
+# From about this size, a text that needs several groups is redacted faster by the one
+# alternation (one scan instead of one per group) than compiling it costs (~30 ms).
+_WHOLE_FROM_CHARS = 1_000_000
+
+
+def _whole() -> re.Pattern[str]:
+    """Every group in one alternation (the same search as the groups merged)."""
+    pattern = _compiled.get("")
+    if pattern is None:
+        pattern = _compiled[""] = re.compile("|".join(group.source for group in _GROUPS.values()))
+    return pattern
 
 
 def _merged_sub(patterns: list[re.Pattern[str]], text: str) -> str:

@@ -155,6 +155,15 @@ def test_groups_searched_apart_match_the_alternation_on_any_mix(text: str) -> No
     assert R.redact(text) == expected
 
 
+def test_a_megabyte_that_needs_many_groups_takes_the_one_alternation_with_the_same_output() -> None:
+    rng = random.Random("redaction-anchors-big")
+    text = "".join(_splice(rng) for _ in range(2_500))
+    text += "x" * max(0, R._WHOLE_FROM_CHARS - len(text))
+    assert len(R._needed(R._orphan_key_end(text))) >= 3
+    assert R.redact(text) == _reference().sub(R._replace, R._orphan_key_end(text))
+    assert "" in R._compiled
+
+
 def test_nothing_is_compiled_at_import_or_for_text_without_anchors() -> None:
     code = ("import re, sys; import hermes_core.text.redact as r; "
             "assert not r._compiled, r._compiled; "
