@@ -134,7 +134,8 @@ def print_report(report: dict[str, Any], config_label: str) -> None:
                      f"{r['cpu_min_ms']:.1f}", f"{r['wall_ratio']:.2f}", f"{r['cpu_ratio']:.2f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        print("  " + "  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
+        cells = (cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
+        print("  " + "  ".join(cells))
     print("(x: the first command's median divided by this one's; above 1 is faster)")
 
 
