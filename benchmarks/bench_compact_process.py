@@ -44,8 +44,12 @@ DEFAULT_FILE = "claude-code_ai-sessions_pomodoro.json"
 
 
 def corpus_dir() -> Path:
+    """$HERMES_CORPUS, else the first ``shared/corpus/transcripts`` above this checkout."""
     env = os.environ.get("HERMES_CORPUS")
-    return Path(env) if env else ROOT.parent.parent / "shared" / "corpus" / "transcripts"
+    if env:
+        return Path(env)
+    found = (p / "shared" / "corpus" / "transcripts" for p in ROOT.parents)
+    return next((p for p in found if p.is_dir()), ROOT.parent / "shared" / "corpus" / "transcripts")
 
 
 def documented_config() -> str:
