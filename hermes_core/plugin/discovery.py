@@ -25,11 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-try:  # the backport is faster on large environments and always current
-    import importlib_metadata as metadata
-except ImportError:  # pragma: no cover
-    import importlib.metadata as metadata  # type: ignore[no-redef]
-
+from hermes_core.plugin.entry_points import entry_points as fast_entry_points
 from hermes_core.records import PluginInfo, PluginKind
 
 GROUPS: dict[PluginKind, str] = {
@@ -134,10 +130,16 @@ def _path_signature() -> tuple[tuple[str, int], ...]:
 
 @functools.lru_cache(maxsize=4)
 def _entry_point_candidates(signature: tuple[tuple[str, int], ...]) -> tuple[Candidate, ...]:
-    """One metadata scan for all three groups, reused while the path is unchanged."""
+    """One metadata scan for all three groups, reused while the path is unchanged.
+
+    The scan is :mod:`hermes_core.plugin.entry_points` when it can promise importlib_metadata's
+    answer (plain directories on the path), else importlib_metadata itself."""
     by_group = {group: kind for kind, group in GROUPS.items()}
     found = []
-    for ep in metadata.entry_points():
+    eps = fast_entry_points()
+    if eps is None:
+        eps = _metadata().entry_points()
+    for ep in eps:
         kind = by_group.get(ep.group)
         if kind is None:
             continue
@@ -154,6 +156,14 @@ def _entry_point_candidates(signature: tuple[tuple[str, int], ...]) -> tuple[Can
             )
         )
     return tuple(found)
+
+
+def _metadata() -> Any:
+    try:  # the backport is faster on large environments and always current
+        import importlib_metadata as metadata
+    except ImportError:  # pragma: no cover
+        import importlib.metadata as metadata  # type: ignore[no-redef]
+    return metadata
 
 
 def _name_and_version(dist: Any) -> tuple[str, str]:

@@ -14,11 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.text import trust
-from hermes_core.text.scanning import Finding, pattern_ids
-
 if TYPE_CHECKING:
     from hermes_core.plugin.host import PluginHost
+    from hermes_core.text.scanning import Finding
 
 log = logging.getLogger("hermes_core.scanning")
 HOOK = "hermes_scan_text"
@@ -27,6 +25,8 @@ _MAX_LOGGED = 10_000
 
 
 def _as_finding(item: Any) -> Finding | None:
+    from hermes_core.text.scanning import Finding
+
     if isinstance(item, Finding):
         return item
     if isinstance(item, dict) and "pattern_id" in item:
@@ -68,6 +68,8 @@ class HostScanner:
     @property
     def key(self) -> tuple[Any, ...]:
         """Part of the prompt's file-cache key: which detectors run, and the trust store's version."""
+        from hermes_core.text import trust
+
         try:
             stamp = (self.home / trust.STORE_NAME).stat().st_mtime_ns
         except OSError:
@@ -82,6 +84,9 @@ class HostScanner:
         for problem in problems:
             log.warning("%s", problem)
         if findings:
+            from hermes_core.text import trust
+            from hermes_core.text.scanning import pattern_ids
+
             digest = trust.digest(text)
             if digest not in _logged and len(_logged) < _MAX_LOGGED:
                 _logged.add(digest)
@@ -94,4 +99,6 @@ class HostScanner:
         return self
 
     def is_trusted(self, text: str) -> bool:
+        from hermes_core.text import trust
+
         return trust.digest(text) in trust.trusted_digests(self.home)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from hermes_core.text.scanning import pattern_ids, scan_text
 from hermes_memory_builtin.store import MemoryStoreError, entry_problem, joined_size
 
 
@@ -83,6 +82,8 @@ def validate(op: Operation, limit: int) -> Operation:
                 "text (newlines and tabs are fine).",
                 patterns=["control_character"],
             )
+        from hermes_core.text.scanning import pattern_ids, scan_text
+
         findings = scan_text(content)
         if findings:
             ids = pattern_ids(findings)

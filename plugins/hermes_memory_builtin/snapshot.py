@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 
-from hermes_core.text.scanning import pattern_ids, scan_text
 from hermes_memory_builtin.operations import hidden_character, usage, visible
 from hermes_memory_builtin.store import FILES, MemoryStore, MemoryStoreError, joined_size, serialize
 
@@ -22,6 +21,8 @@ HEADERS = {"memory": "MEMORY (your personal notes)", "user": "USER PROFILE (who 
 
 def entry_threats(entry: str) -> list[str]:
     """Pattern ids that would refuse ``entry`` as a write: the scanner's, then hidden characters."""
+    from hermes_core.text.scanning import pattern_ids, scan_text
+
     ids = pattern_ids(scan_text(entry))
     if hidden_character(entry) and "invisible_unicode" not in ids:
         ids.append("invisible_unicode")
@@ -43,6 +44,8 @@ def render_block(target: str, entries: list[str], limit: int) -> str:
     shown = visible(entries, limit)
     # One check of the whole store is ~40x cheaper than one per entry; only a hit needs those.
     whole = serialize(shown)
+    from hermes_core.text.scanning import scan_text
+
     if hidden_character(whole) or scan_text(whole):
         shown = [safe_entry(target, e) for e in shown]
     over = " ⚠ OVER BUDGET" if joined_size(entries) > limit else ""

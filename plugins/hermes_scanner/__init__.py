@@ -8,8 +8,12 @@ leaves only the detectors other plugins register.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hermes_core import hookimpl
-from hermes_core.text.scanning import Finding
+
+if TYPE_CHECKING:
+    from hermes_core.text.scanning import Finding
 
 
 @hookimpl

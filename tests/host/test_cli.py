@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 from .plugin_sources import BROKEN_IMPORT, ENGINE
 
@@ -176,3 +177,17 @@ def test_strict_mode_makes_plugins_fail_when_a_plugin_failed(installed_distribut
     cli("plugins", check_code=0)
     monkeypatch.setenv("HERMES_STRICT_PLUGINS", "1")
     assert "failed" in cli("plugins", check_code=1).stdout
+
+
+def test_a_command_collects_garbage_less_often_and_restores_the_callers_threshold(monkeypatch: Any) -> None:
+    import gc
+
+    from hermes_core import cli
+    from hermes_core.cli import cmd_plugins
+
+    seen: list[tuple[int, ...]] = []
+    saved = gc.get_threshold()
+    monkeypatch.setattr(cmd_plugins, "run", lambda args: seen.append(gc.get_threshold()) or 0)
+    assert cli.main(["plugins"]) == 0
+    assert seen and seen[0][0] >= cli._CLI_GC_THRESHOLD
+    assert gc.get_threshold() == saved
