@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.plugin.entry_points import entry_points as fast_entry_points
 from hermes_core.records import PluginInfo, PluginKind
 
 GROUPS: dict[PluginKind, str] = {
@@ -130,16 +129,10 @@ def _path_signature() -> tuple[tuple[str, int], ...]:
 
 @functools.lru_cache(maxsize=4)
 def _entry_point_candidates(signature: tuple[tuple[str, int], ...]) -> tuple[Candidate, ...]:
-    """One metadata scan for all three groups, reused while the path is unchanged.
-
-    The scan is :mod:`hermes_core.plugin.entry_points` when it can promise importlib_metadata's
-    answer (plain directories on the path), else importlib_metadata itself."""
+    """One metadata scan for all three groups, reused while the path is unchanged."""
     by_group = {group: kind for kind, group in GROUPS.items()}
     found = []
-    eps = fast_entry_points()
-    if eps is None:
-        eps = _metadata().entry_points()
-    for ep in eps:
+    for ep in _metadata().entry_points():
         kind = by_group.get(ep.group)
         if kind is None:
             continue

@@ -4,9 +4,8 @@ A short compaction's time is mostly the process start: what it imports and compi
 guard runs the CLI in a fresh interpreter on a corpus transcript, with no config file and
 with README.md's documented config.yaml, and fails if a module that compact does not need
 comes back: pydantic and the config models (only for a file that needs validating), the
-injection scanner's rule modules (compact scans nothing), importlib_metadata and zipp
-(the entry points are read directly when the path is plain directories), or the
-redaction groups the transcript holds no anchor of.
+injection scanner's rule modules (compact scans nothing), or the redaction groups the
+transcript holds no anchor of.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-NOT_LOADED = ("pydantic", "hermes_core.config.models", "importlib_metadata", "zipp", "hermes_core.text.scanning",
+NOT_LOADED = ("pydantic", "hermes_core.config.models", "hermes_core.text.scanning",
               "hermes_core.text.trust", "hermes_core.text.intent", "hermes_core.text.intent_scan",
               "hermes_core.text.decoding", "hermes_core.text.context")
 KEY_WORD_GROUPS = set("pPsStTaAcCdD")  # password, secret, token, api key, credential, dsn (either case)
