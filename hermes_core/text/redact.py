@@ -57,6 +57,13 @@ _VALUE = rf"(?:{_QUOTED}|(?={_UNQUOTED_CHAR}){_NOT_A_VALUE}{_UNQUOTED_CHAR}{{1,{
 # Key name end (its closing quote, maybe JSON-escaped), separator, then the value.
 _SEP = r"((?:\\*[\"'])?+[ \t]*+(?::=|=>|:|=)[ \t]*+)"  # possessive: a failed value is not retried
 _KEY_VALUE = _SEP + _VALUE
+
+
+def _cli_value(shortest: int) -> str:
+    """A password given on a command line: quoted, JSON-escaped quoted (a command inside a
+    tool call's arguments), or a bare word of at least ``shortest`` characters."""
+    return (r"(?:\\+\"(?:[^\"\\\n]|\\(?!\\*\")){1,256}|'[^'\n]{1,256}'|\"[^\"\n]{1,256}\""
+            rf"|[^\s'\"]{{{shortest},256}})")
 # The rest of a header line, stopping at a real or a JSON-escaped line break or a private key block.
 _LINE = rf"(?:[^\r\n\\-]|\\(?![nr])|-(?!----BEGIN )){{1,{_MAX_VALUE}}}"  # a key block is caught whole
 
@@ -135,9 +142,9 @@ _BRANCHES: list[Branch] = [
     # Passwords on a command line.
     Branch(r"curl([^\n|;&]{0,200}?[ \t](?:-b|--cookie)[ \t]*)(?:'[^'\n]{1,4096}'|\"[^\"\n]{1,4096}\"|[^\s'\"]{1,4096})",
            ("curl",)),
-    Branch(r"mysql(?<![A-Za-z0-9_]mysql)([\w-]{0,20}[ \t][^\n|;&]{0,120}?[ \t]-p)[^\s'\"]{3,}", ("mysql",)),
-    Branch(r"mariadb(?<![A-Za-z0-9_]mariadb)([\w-]{0,20}[ \t][^\n|;&]{0,120}?[ \t]-p)[^\s'\"]{3,}", ("mariadb",)),
-    Branch(r"sshpass([ \t]+-p[ \t]*)(?:'[^'\n]{1,256}'|\"[^\"\n]{1,256}\"|[^\s'\"]{1,256})", ("sshpass",)),
+    Branch(r"mysql(?<![A-Za-z0-9_]mysql)([\w-]{0,20}[ \t][^\n|;&]{0,120}?[ \t]-p)" + _cli_value(3), ("mysql",)),
+    Branch(r"mariadb(?<![A-Za-z0-9_]mariadb)([\w-]{0,20}[ \t][^\n|;&]{0,120}?[ \t]-p)" + _cli_value(3), ("mariadb",)),
+    Branch(r"sshpass([ \t]+-p[ \t]*)" + _cli_value(1), ("sshpass",)),
     *(Branch(tool + r"([ \t]+login(?:[ \t]++(?!-p[ \t])[^\s|;&]++){0,8}+[ \t]+-p[ \t]+)[^\s'\"]{1,256}", (tool,))
       for tool in ("docker", "podman", "nerdctl")),  # word by word, possessive: no rescans
     # Everything that starts with '-' in one branch (the engine does not factor prefixes):

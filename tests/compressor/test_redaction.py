@@ -35,6 +35,12 @@ LEAKS = {
     "Authorization Basic": ("authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy", "authorization: Basic "),
     "aws secret": ("aws_secret_access_key = wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMIK7MDENG",
                    "aws_secret_access_key = "),
+    # a command inside a tool call's JSON arguments: its quotes arrive escaped
+    "sshpass -p JSON-escaped": (r'{"command": "sshpass -p\"Hunter2isMyPass\" ssh root@h"}', "Hunter2isMyPass",
+                                r'sshpass -p\"[REDACTED]\" ssh'),
+    "mysql -p JSON-escaped": (r'{"command": "mysql -u root -p\"Hunter2isMyPass\" app"}', "Hunter2isMyPass",
+                              r'-p\"[REDACTED]\" app'),
+    "mysql -p quoted": ('mysql -u root -p"Hunter2 isMyPass" app', "isMyPass", '-p"[REDACTED]" app'),
     "PEM cut before its END line": (f"x\n{PEM[:500]}", "MIIEvQIBADANBgkqhkiG9w0", "x\n"),
     "PEM rest after a cut": (f"{PEM[-700:]}\nafter", "AAAAAAAAAAAAAAAA", "\nafter"),
 }
