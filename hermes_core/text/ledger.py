@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,7 +181,7 @@ def _call_paths(msg: Message) -> list[str]:
     return paths
 
 
-def _newest_within(turns: list[Message], budget: int) -> list[Message]:
+def _newest_within(turns: Sequence[Message], budget: int) -> Sequence[Message]:
     """The newest turns whose text (up to ``SCAN_CHARS`` each) fits ``budget``, oldest first."""
     used, start = 0, len(turns)
     while start > 0 and used < budget:
@@ -189,6 +189,13 @@ def _newest_within(turns: list[Message], budget: int) -> list[Message]:
         content = turns[start].get("content")
         used += min(len(content) if isinstance(content, str) else SCAN_CHARS, SCAN_CHARS)
     return turns[start:]
+
+
+def scan_window(turns: Sequence[Message]) -> Sequence[Message]:
+    """The newest turns :func:`extract_ledger` reads of ``turns`` (a slice of it): an engine
+    that puts older messages in front of a long span can pass ``[*older, *scan_window(span)]``
+    and get the same ledger as from ``[*older, *span]`` without copying the span."""
+    return _newest_within(turns, SPAN_SCAN_CHARS)
 
 
 def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list[LedgerItem]:
@@ -208,7 +215,7 @@ def extract_ledger(turns: Iterable[Message], previous_summary: str = "") -> list
 
     errors: dict[str, str] = {}  # tool name -> its last error line; a later clean result resolves it
     names: dict[str, str] = {}
-    for msg in _newest_within(turns if isinstance(turns, list) else list(turns), SPAN_SCAN_CHARS):
+    for msg in _newest_within(turns if isinstance(turns, Sequence) else list(turns), SPAN_SCAN_CHARS):
         role = msg.get("role")
         text = text_of(msg.get("content"))
         if role == "user":
