@@ -33,7 +33,7 @@ from hermes_compressor.constants import (
 )
 from hermes_compressor.measure import Estimates, measure
 from hermes_compressor.prepare import cap_text, summary_turns
-from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
+from hermes_compressor.prune import dedup_tool_outputs, prune_message, prunes_tool_output, tool_index
 from hermes_compressor.span import Span
 from hermes_compressor.summary_message import (
     is_summary,
@@ -285,7 +285,7 @@ class CompressorEngine(ContextEngine):
         the tail's outside its raw budget), for the ledger: their identifiers must survive too."""
         tail = range(split.cut, self._prune_boundary(tokens, split.cut))
         return [m for i in (*range(1 if messages[0].get("role") == "system" else 0, split.head_end), *tail)
-                if (m := messages[i]).get("role") == "tool" and prune_message(m, {}) is not m]
+                if prunes_tool_output(m := messages[i])]
 
     def _shrink_summaries(self, messages: list[Message], trimmed: list[Message], carriers: list[int],
                           tools: dict[str, str], limit: int) -> list[Message]:
