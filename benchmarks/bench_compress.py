@@ -35,7 +35,8 @@ Method:
   content and tool-call length, nothing else).
 
 Usage: python benchmarks/bench_compress.py [--runs 7] [--context-length 32000] [--json]
-       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6]] [--phases N]
+       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6] [--skip-process]]
+       [--phases N]
 """
 
 from __future__ import annotations
@@ -325,7 +326,8 @@ def print_comparison(other: Path, sizes: list[int], rounds: int, process_runs: i
     synthetic = compare_synthetic(other, sizes, rounds) if sizes else []
     transcript = sorted(CORPUS.glob("*.json"))[0]
     processes = {"no config file": compare_process(other, transcript, process_runs),
-                 "README's config.yaml": compare_process(other, transcript, process_runs, documented_config())}
+                 "README's config.yaml": compare_process(other, transcript, process_runs, documented_config())
+                 } if process_runs else {}
     after = os.getloadavg()
     print(f"side by side with {other} (old) — load average {load[0]:.1f} before, {after[0]:.1f} after")
     table([(r["messages"], f"{r['old']['wall_ms']:.1f}", f"{r['new']['wall_ms']:.1f}",
@@ -484,6 +486,8 @@ def main() -> int:
     parser.add_argument("--context-length", type=int, default=32_000)
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--skip-process", action="store_true",
+                        help="with --compare-with: only the synthetic sizes, not `hermes-core compact` as a process")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--compare-with", metavar="DIR", type=Path,
                         help="another hermes-core checkout: time it and this one side by side, then stop")
@@ -505,7 +509,7 @@ def main() -> int:
         return 1
     if args.compare_with:
         sizes = [] if args.skip_synthetic else [int(s) for s in args.sizes.split(",")]
-        print_comparison(args.compare_with, sizes, args.rounds, 20)
+        print_comparison(args.compare_with, sizes, args.rounds, 0 if args.skip_process else 20)
         return 0
     corpus = corpus_table(args.context_length, args.runs)
     synthetic = [] if args.skip_synthetic else synthetic_table([int(s) for s in args.sizes.split(",")], args.runs)

@@ -20,8 +20,8 @@ from hermes_core.text.messages import ERROR_LINE_RE
 
 _DIGIT_AFTER = "[1-9]"
 _BOUNDARY_AFTER = r"\b"
-_branches: list[tuple[str, str]] | None = None
-_unparsed = False
+_UNSET: list[tuple[str, int, str]] = []
+_branches: list[tuple[str, int, str]] | None = _UNSET  # (literal, its length, what must follow); None: use the regex
 
 
 def _parse(pattern: str) -> list[tuple[str, str]] | None:
@@ -56,23 +56,27 @@ def _valid(text: str, at: int, literal: str, after: str, end: int) -> bool:
     return True
 
 
+def _load() -> list[tuple[str, int, str]] | None:
+    global _branches
+    parsed = _parse(ERROR_LINE_RE.pattern) if ERROR_LINE_RE.flags == re.UNICODE.value else None
+    _branches = [(literal, len(literal), after) for literal, after in parsed] if parsed else None
+    return _branches
+
+
 def first_error_at(text: str, start: int = 0, end: int | None = None) -> int:
     """``ERROR_LINE_RE.search(text, start, end).start()``, or -1 when it finds nothing."""
-    global _branches, _unparsed
-    if _branches is None and not _unparsed:
-        _branches = _parse(ERROR_LINE_RE.pattern)
-        _unparsed = _branches is None
+    branches = _branches if _branches is not _UNSET else _load()
     start, end = max(0, start), len(text) if end is None else max(0, min(end, len(text)))
-    if _branches is None or ERROR_LINE_RE.flags & ~re.UNICODE:
+    if branches is None:
         hit = ERROR_LINE_RE.search(text, start, end)
         return hit.start() if hit else -1
-    best = -1
-    for literal, after in _branches:
+    best, stop = -1, end
+    find = text.find
+    for literal, size, after in branches:
         # only an occurrence that starts before the best one so far can win
-        stop = end if best < 0 else min(end, best - 1 + len(literal))
-        at = text.find(literal, start, stop)
-        while at >= 0 and not _valid(text, at, literal, after, end):
-            at = text.find(literal, at + 1, stop)
+        at = find(literal, start, stop if best < 0 else min(end, best - 1 + size))
+        while at >= 0 and after and not _valid(text, at, literal, after, end):
+            at = find(literal, at + 1, stop if best < 0 else min(end, best - 1 + size))
         if at >= 0:
             best = at
     return best
