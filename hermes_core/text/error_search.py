@@ -6,7 +6,7 @@ in prose (``e``, ``t``, ``f``, ``c``), so the regex engine starts a match attemp
 every other character; the compressor searches every kept tool output it prunes and every
 tool output the must-keep ledger reads. :func:`first_error_at` finds the same position by
 looking for each literal with ``str.find`` (a skipping search in C) and keeping the
-leftmost valid one: 2.4x less time on long prose-like tool output, 1.2x on the corpus.
+leftmost valid one: 2.4x less time on long prose-like tool output, 1.1-1.2x on the corpus.
 
 The literals are read off ``ERROR_LINE_RE.pattern`` when first needed, so the two cannot
 drift apart; a pattern this reading does not understand is searched with the regex itself.
