@@ -35,7 +35,8 @@ Method:
   content and tool-call length, nothing else).
 
 Usage: python benchmarks/bench_compress.py [--runs 7] [--context-length 32000] [--json]
-       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6]] [--phases N]
+       [--skip-synthetic] [--sizes 1000,10000,100000] [--compare-with DIR [--rounds 6] [--skip-process]]
+       [--phases N]
 """
 
 from __future__ import annotations
@@ -262,7 +263,8 @@ def _env_for(checkout: Path | None) -> dict[str, str]:
 
 def _medians(samples: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:
     return {k: {"wall_ms": statistics.median(w for w, _ in v) * 1000,
-                "cpu_ms": statistics.median(c for _, c in v) * 1000, "samples": len(v)} for k, v in samples.items()}
+                "cpu_ms": statistics.median(c for _, c in v) * 1000,
+                "cpu_min_ms": min(c for _, c in v) * 1000, "samples": len(v)} for k, v in samples.items()}
 
 
 def compare_synthetic(other: Path, sizes: list[int], rounds: int) -> list[dict[str, Any]]:
@@ -325,15 +327,17 @@ def print_comparison(other: Path, sizes: list[int], rounds: int, process_runs: i
     synthetic = compare_synthetic(other, sizes, rounds) if sizes else []
     transcript = sorted(CORPUS.glob("*.json"))[0]
     processes = {"no config file": compare_process(other, transcript, process_runs),
-                 "README's config.yaml": compare_process(other, transcript, process_runs, documented_config())}
+                 "README's config.yaml": compare_process(other, transcript, process_runs, documented_config())
+                 } if process_runs else {}
     after = os.getloadavg()
     print(f"side by side with {other} (old) — load average {load[0]:.1f} before, {after[0]:.1f} after")
     table([(r["messages"], f"{r['old']['wall_ms']:.1f}", f"{r['new']['wall_ms']:.1f}",
             f"{r['old']['wall_ms'] / r['new']['wall_ms']:.2f}x", f"{r['old']['cpu_ms']:.1f}",
             f"{r['new']['cpu_ms']:.1f}",
             f"{r['old']['cpu_ms'] / r['new']['cpu_ms']:.2f}x", f"{r['new']['cpu_ms'] * 1000 / r['messages']:.2f}",
-            r["new"]["samples"]) for r in synthetic],
-          ("MESSAGES", "OLD MS", "NEW MS", "WALL", "OLD CPU MS", "NEW CPU MS", "CPU", "NEW CPU US/MSG", "SAMPLES"))
+            f"{r['old']['cpu_min_ms']:.1f} / {r['new']['cpu_min_ms']:.1f}", r["new"]["samples"]) for r in synthetic],
+          ("MESSAGES", "OLD MS", "NEW MS", "WALL", "OLD CPU MS", "NEW CPU MS", "CPU", "NEW CPU US/MSG",
+           "CPU MIN OLD / NEW", "SAMPLES"))
     for label, process in processes.items():
         o, n = process["old"], process["new"]
         print(f"\nhermes-core compact {transcript.name}, whole process, {label}, median of {n['samples']}: "
@@ -484,6 +488,8 @@ def main() -> int:
     parser.add_argument("--context-length", type=int, default=32_000)
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--skip-process", action="store_true",
+                        help="with --compare-with: only the synthetic sizes, not `hermes-core compact` as a process")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--compare-with", metavar="DIR", type=Path,
                         help="another hermes-core checkout: time it and this one side by side, then stop")
@@ -505,7 +511,7 @@ def main() -> int:
         return 1
     if args.compare_with:
         sizes = [] if args.skip_synthetic else [int(s) for s in args.sizes.split(",")]
-        print_comparison(args.compare_with, sizes, args.rounds, 20)
+        print_comparison(args.compare_with, sizes, args.rounds, 0 if args.skip_process else 20)
         return 0
     corpus = corpus_table(args.context_length, args.runs)
     synthetic = [] if args.skip_synthetic else synthetic_table([int(s) for s in args.sizes.split(",")], args.runs)

@@ -7,6 +7,7 @@ summarized away.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,7 @@ def head_end(messages: list[Message], protect_first_n: int, first_compaction: bo
     return end
 
 
-def tail_start(tokens: list[int], messages: list[Message], head: int, budget: int) -> int:
+def tail_start(tokens: Sequence[int], messages: list[Message], head: int, budget: int) -> int:
     """Start of the tail: walk back from the end until the budget (x1.5) is spent, keep at
     least three messages, and move back so the tail does not begin with a tool result.
     If everything after the head fits, walk again with the plain budget so a compaction
@@ -88,7 +89,24 @@ def forced_plan(messages: list[Message]) -> Plan:
     return Plan(head, max(cut, head))
 
 
-def plan(messages: list[Message], tokens: list[int], protect_first_n: int, first_compaction: bool,
+def _total(tokens: Sequence[int]) -> int:
+    """The sum of ``tokens``, without reading each when it already knows it."""
+    known = getattr(tokens, "total", None)
+    return known if isinstance(known, int) else sum(tokens)
+
+
+def _sum_from_exceeds(tokens: Sequence[int], start: int, limit: float) -> bool:
+    """Whether ``sum(tokens[start:]) > limit``, reading from the end only until it is
+    (so the cost is bounded by ``limit``, not by the conversation)."""
+    acc = 0
+    for i in range(len(tokens) - 1, start - 1, -1):
+        acc += tokens[i]
+        if acc > limit:
+            return True
+    return False
+
+
+def plan(messages: list[Message], tokens: Sequence[int], protect_first_n: int, first_compaction: bool,
          budget: int, force: bool = False) -> Plan:
     """Choose head, tail and what to do with the last user message.
 
@@ -99,14 +117,13 @@ def plan(messages: list[Message], tokens: list[int], protect_first_n: int, first
     budget summarizes all but the last user turn (:func:`forced_plan`).
     """
     head = head_end(messages, protect_first_n, first_compaction)
-    if force and sum(tokens[head:]) <= budget * TAIL_SOFT_CEILING:
+    if force and _total(tokens) - sum(tokens[:head]) <= budget * TAIL_SOFT_CEILING:
         return forced_plan(messages)
     cut = tail_start(tokens, messages, head, budget)
     user = last_real_user(messages)
     if user is None or user < head or user >= cut:
         return Plan(head, cut)
-    tail_if_moved = sum(tokens[user:])
     head_ends_with_user = head > 0 and messages[head - 1].get("role") == "user"
-    if tail_if_moved <= 2 * budget * TAIL_SOFT_CEILING or head_ends_with_user:
+    if head_ends_with_user or not _sum_from_exceeds(tokens, user, 2 * budget * TAIL_SOFT_CEILING):
         return Plan(head, user)
     return Plan(head, cut, pinned=user)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from hermes_compressor.boundaries import Plan, last_real_user, plan
@@ -30,9 +31,10 @@ from hermes_compressor.constants import (
     TRIM_MIN_CHARS,
     TRIM_SUMMARY_SHARE,
 )
-from hermes_compressor.measure import measure
+from hermes_compressor.measure import Estimates, measure
 from hermes_compressor.prepare import cap_text, summary_turns
-from hermes_compressor.prune import dedup_tool_outputs, prune_message, tool_index
+from hermes_compressor.prune import dedup_tool_outputs, prune_message, prunes_tool_output, tool_index
+from hermes_compressor.span import Span
 from hermes_compressor.summary_message import (
     is_summary,
     merge_into,
@@ -44,7 +46,7 @@ from hermes_compressor.summary_message import (
 from hermes_compressor.summary_shrink import shrink_summary
 from hermes_core import CompactionResult, ContextEngine, PluginContext
 from hermes_core.engine.summarizer import SummaryError, SummaryRequest, cap_answer
-from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, verify_summary
+from hermes_core.text.ledger import ANCHOR_HEADING, Verification, extract_ledger, scan_window, verify_summary
 from hermes_core.text.messages import sanitize_tool_pairs, text_of
 from hermes_core.text.redact import redact
 from hermes_core.text.tokens import CHARS_PER_TOKEN, content_chars, estimate_message_tokens, estimate_messages_tokens
@@ -200,7 +202,7 @@ class CompressorEngine(ContextEngine):
     def _compress(self, messages: list[Message], current_tokens: int | None, focus_topic: str | None,
                   force: bool) -> list[Message]:
         tokens, carriers = measure(messages)
-        total = sum(tokens)
+        total = tokens.total
         if not force:
             if (current_tokens if current_tokens is not None else total) < self.threshold_tokens:
                 return messages
@@ -226,8 +228,8 @@ class CompressorEngine(ContextEngine):
             return self._trim(messages, total, force, self._fallback_reason)
         body, source = outcome
         # kept tool outputs that are pruned to one line lose their identifiers as surely as the span does
-        ledger = extract_ledger([*self._pruned_outputs(messages, tokens, split), *turns], previous or "") \
-            if self.verify_summaries else []
+        ledger = extract_ledger([*self._pruned_outputs(messages, tokens, split), *scan_window(turns)],
+                                previous or "") if self.verify_summaries else []
         # The earlier anchor index keeps its room (within the summary ceiling): re-compaction cannot squeeze it out.
         room = int(request.budget_tokens * 4 * ANCHOR_SHARE)
         if previous:
@@ -278,12 +280,12 @@ class CompressorEngine(ContextEngine):
             self.last_compaction_note += f", still over the {self.threshold_tokens}-token threshold"
         return trimmed
 
-    def _pruned_outputs(self, messages: list[Message], tokens: list[int], split: Plan) -> list[Message]:
+    def _pruned_outputs(self, messages: list[Message], tokens: Estimates, split: Plan) -> list[Message]:
         """The kept tool outputs :meth:`_assemble` will prune to a description (the head's, and
         the tail's outside its raw budget), for the ledger: their identifiers must survive too."""
         tail = range(split.cut, self._prune_boundary(tokens, split.cut))
         return [m for i in (*range(1 if messages[0].get("role") == "system" else 0, split.head_end), *tail)
-                if (m := messages[i]).get("role") == "tool" and prune_message(m, {}) is not m]
+                if prunes_tool_output(m := messages[i])]
 
     def _shrink_summaries(self, messages: list[Message], trimmed: list[Message], carriers: list[int],
                           tools: dict[str, str], limit: int) -> list[Message]:
@@ -310,34 +312,35 @@ class CompressorEngine(ContextEngine):
         return out
 
     @staticmethod
-    def _span_turns(messages: list[Message], split: Plan, carriers: list[int]) -> tuple[str | None, list[Message]]:
+    def _span_turns(messages: list[Message], split: Plan, carriers: list[int]) -> tuple[str | None, Span]:
         """The turns to summarize (the span without the pinned message), with earlier
-        summaries taken out as the previous summary. Slices, not a walk over the span:
-        only the ``carriers`` (indices of messages carrying a summary) are looked at."""
+        summaries taken out as the previous summary. Ranges, not a walk over the span nor
+        a copy of it: only the ``carriers`` (indices of messages carrying a summary) are
+        looked at, and later steps read only the span's ends."""
         start, end, pinned = split.head_end, split.cut, split.pinned
 
-        def between(a: int, b: int) -> list[Message]:
-            return messages[a:pinned] + messages[pinned + 1: b] if pinned is not None and a <= pinned < b \
-                else messages[a:b]
+        def between(a: int, b: int) -> list[range | Message]:
+            return [range(a, pinned), range(pinned + 1, b)] if pinned is not None and a <= pinned < b \
+                else [range(a, b)]
 
         previous: str | None = None
-        turns: list[Message] = []
+        pieces: list[range | Message] = []
         pos = start
         for i in carriers:
             if i < start or i >= end or i == pinned:
                 continue
-            turns += between(pos, i)
+            pieces += between(pos, i)
             body, remainder = split_summary(messages[i])
             if previous is not None:
-                turns.append({"role": "system", "content": f"[earlier summary]\n{previous}"})
+                pieces.append({"role": "system", "content": f"[earlier summary]\n{previous}"})
             previous = body
             if remainder is not None:
-                turns.append(remainder)
+                pieces.append(remainder)
             pos = i + 1
         if pos == start:
-            return None, between(start, end)
-        turns += between(pos, end)
-        return previous, turns
+            return None, Span(messages, between(start, end))
+        pieces += between(pos, end)
+        return previous, Span(messages, pieces)
 
     def _pre_compress_hooked(self) -> bool:
         """Whether anyone listens to ``pre_compress``: the per-message copies it is given
@@ -352,7 +355,7 @@ class CompressorEngine(ContextEngine):
         except Exception:
             return True  # not the host we know: call it
 
-    def _request(self, turns: list[Message], span_tokens: int, previous: str | None,
+    def _request(self, turns: Sequence[Message], span_tokens: int, previous: str | None,
                  focus_topic: str | None) -> SummaryRequest:
         budget = max(MIN_SUMMARY_TOKENS, min(int(span_tokens * self.summary_target_ratio), self.max_summary_tokens))
         try:
@@ -400,7 +403,7 @@ class CompressorEngine(ContextEngine):
             return None
         return fallback.summarize(dataclasses.replace(request, note=note)).text, "fallback"
 
-    def _assemble(self, messages: list[Message], tokens: list[int], split: Plan, body: str) -> list[Message]:
+    def _assemble(self, messages: list[Message], tokens: Estimates, split: Plan, body: str) -> list[Message]:
         """Head (+ pinned user message) + summary + tail, pruned, alternating, pairs repaired."""
         n = len(messages)
         tools = tool_index([*messages[: split.head_end], *messages[split.cut:]])  # only kept messages are pruned
@@ -424,7 +427,7 @@ class CompressorEngine(ContextEngine):
             result = [prune_message(m, tools) if 0 < i < keep_from else m for i, m in enumerate(result)]
         return result
 
-    def _prune_boundary(self, tokens: list[int], cut: int) -> int:
+    def _prune_boundary(self, tokens: Estimates, cut: int) -> int:
         """Index before which kept tool outputs are pruned: outside the raw tail budget."""
         acc, i = 0, len(tokens)
         while i > cut and acc + tokens[i - 1] <= self.tail_token_budget:

@@ -11,6 +11,7 @@ in two is caught on both sides of the cut.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from hermes_compressor.constants import (
@@ -93,7 +94,7 @@ def _mentions(msg: Message, words: list[str]) -> bool:
     return any(w in low for w in words)
 
 
-def _bounded_selection(turns: list[Message], size_of: Any, max_chars: int) -> tuple[int, int]:
+def _bounded_selection(turns: Sequence[Message], size_of: Any, max_chars: int) -> tuple[int, int]:
     """``(i, j)``: keep ``turns[:i]`` (about 45 % of ``max_chars``) and
     ``turns[j:]`` (the rest), like :func:`omitted_middle`, but reading sizes only from the
     two ends (and the middle only until the total is known to exceed the budget), so the
@@ -119,7 +120,7 @@ def _bounded_selection(turns: list[Message], size_of: Any, max_chars: int) -> tu
     return i, j
 
 
-def summary_turns(turns: list[Message], tools: ToolIndex | None = None, max_chars: int = SUMMARY_INPUT_MAX_CHARS,
+def summary_turns(turns: Sequence[Message], tools: ToolIndex | None = None, max_chars: int = SUMMARY_INPUT_MAX_CHARS,
                   focus: str = "") -> list[Message]:
     """The turns as the summarizer will see them: old tool outputs pruned to one line
     (step 1) unless they mention the focus topic, each message capped and redacted, the

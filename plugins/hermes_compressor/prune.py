@@ -20,7 +20,8 @@ from hermes_compressor.constants import (
     PRUNE_MIN_CHARS,
     PRUNED_TOOL_PREFIX,
 )
-from hermes_core.text.messages import ERROR_LINE_RE, text_of
+from hermes_core.text.error_search import first_error_at
+from hermes_core.text.messages import text_of
 
 Message = dict[str, Any]
 ToolIndex = dict[str, str]  # call id -> tool name
@@ -59,9 +60,9 @@ def describe_tool_output(name: str, output: str) -> str:
     lines = output.count("\n") + 1
     first = next((ln for ln in output[:400].splitlines() if ln.strip()), "")
     line = f"{PRUNED_TOOL_PREFIX} {name[:60]} -> {len(output)} chars, {lines} lines; began: {_clip(first, 100)}"
-    hits = (ERROR_LINE_RE.search(output, 0, ERROR_SCAN_HEAD),
-            ERROR_LINE_RE.search(output, max(ERROR_SCAN_HEAD, len(output) - ERROR_SCAN_TAIL)))
-    errors = [_line_at(output, hit.start()) for hit in hits if hit]
+    hits = (first_error_at(output, 0, ERROR_SCAN_HEAD),
+            first_error_at(output, max(ERROR_SCAN_HEAD, len(output) - ERROR_SCAN_TAIL)))
+    errors = [_line_at(output, at) for at in hits if at >= 0]
     if errors:
         line += f"; error: {_clip(' | '.join(errors), 200)}"
     return line
@@ -83,13 +84,25 @@ def dedup_tool_outputs(messages: list[Message]) -> list[Message]:
     return out
 
 
+def _prunable_text(msg: Message) -> str | None:
+    """The text of a tool output :func:`prune_message` replaces with a description, else None."""
+    content = msg.get("content")
+    text = content if isinstance(content, str) else text_of(content)
+    return None if len(text) < PRUNE_MIN_CHARS or _is_marker(text) else text
+
+
+def prunes_tool_output(msg: Message) -> bool:
+    """Whether :func:`prune_message` would describe this message (a long tool output),
+    without building the description."""
+    return msg.get("role") == "tool" and _prunable_text(msg) is not None
+
+
 def prune_message(msg: Message, tools: ToolIndex, shrink_args: bool = True) -> Message:
     """A pruned copy of an old message: long tool output described, big arguments shrunk."""
     role = msg.get("role")
     if role == "tool":
-        content = msg.get("content")
-        text = content if isinstance(content, str) else text_of(content)
-        if len(text) < PRUNE_MIN_CHARS or _is_marker(text):
+        text = _prunable_text(msg)
+        if text is None:
             return msg
         name = tools.get(str(msg.get("tool_call_id")), "tool")
         return {**msg, "content": describe_tool_output(name, text)}

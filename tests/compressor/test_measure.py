@@ -48,7 +48,9 @@ def _is_carrier(msg: dict[str, Any]) -> bool:
 @given(st.lists(MESSAGE, max_size=25))
 def test_measure_equals_the_plain_estimate_and_summary_check(messages: list[dict[str, Any]]) -> None:
     tokens, carriers = measure(messages)
-    assert tokens == [estimate_message_tokens(m) for m in messages]
+    assert tokens.total == sum(estimate_message_tokens(m) for m in messages)
+    assert list(tokens) == [estimate_message_tokens(m) for m in messages]
+    assert [tokens[i] for i in range(-len(messages), 0)] == list(tokens)
     assert carriers == [i for i, m in enumerate(messages) if _is_carrier(m)]
 
 
@@ -78,4 +80,11 @@ def test_sliced_span_equals_the_walk(messages: list[dict[str, Any]], data: st.Da
     pinned = data.draw(st.none() | st.integers(head, cut - 1)) if cut > head else None
     split = Plan(head, cut, pinned)
     _, carriers = measure(messages)
-    assert CompressorEngine._span_turns(messages, split, carriers) == _walked_span(messages, split)
+    previous, turns = CompressorEngine._span_turns(messages, split, carriers)
+    walked_previous, walked = _walked_span(messages, split)
+    assert (previous, list(turns)) == (walked_previous, walked)
+    assert [turns[i] for i in range(len(turns))] == walked  # the view's indexing...
+    a = data.draw(st.integers(-2, len(walked) + 2))
+    b = data.draw(st.integers(-2, len(walked) + 2))
+    assert turns[a:b] == walked[a:b]  # ...and slicing
+    assert list(reversed(turns)) == walked[::-1]
