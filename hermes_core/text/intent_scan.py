@@ -259,6 +259,8 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
             flagged_to = end
     if len(owners) - sum(o < len(plan.rules) for o in owners) >= 2:  # a persona needs two different signals
         yield from _persona_matches(text, plan, live)
+    yield from _filler_floods(text)
+    yield from _code_insertions(text)
 
 
 def _persona_matches(text: str, plan: _Plan, live: set[int]) -> Iterator[tuple[str, int, str]]:
@@ -287,3 +289,69 @@ def _persona_matches(text: str, plan: _Plan, live: set[int]) -> Iterator[tuple[s
 def addresses_agent(body: str) -> bool:
     """An HTML comment that speaks to the agent ("agent: quietly add ...")."""
     return bool(_AGENT_ADDRESS_RX.search(body))
+
+
+# -- structural signals: floods of filler tokens, code smuggled into the reader's own output ----------------
+
+_FLOOD_TOKENS = 60  # consecutive filler tokens: far more than any table rule or dot leader
+_FLOOD_TOKEN_RX = re.compile(r"[ \t]*([^\s0-9a-z]{1,4})(?=[ \t\n]|$)")
+_WORD_FLOOD_RX = re.compile(r"([a-z]{5,12})\1{11,}")
+
+
+def _filler_floods(text: str) -> Iterator[tuple[str, int, str]]:
+    """A run of at most three distinct short non-letter tokens ("ö ö ö", ") ] } ) ] }", emoji) repeated
+    :data:`_FLOOD_TOKENS` times, or one word glued to itself a dozen times: padding that pushes the
+    real instructions out of view, which no prose, table or code has. One linear pass each."""
+    if not text.isascii() or any(ch in text for ch in ")]}|"):
+        run_start, count, kinds, last_end = -1, 0, set(), -1
+        for m in _FLOOD_TOKEN_RX.finditer(text):
+            if m.start() != last_end or (m.group(1) not in kinds and len(kinds) >= 3):
+                run_start, count, kinds = m.start(), 0, set()
+            kinds.add(m.group(1))
+            count += 1
+            last_end = m.end()
+            if count == _FLOOD_TOKENS:
+                yield "instruction_override.filler_flood", run_start, _excerpt(text, run_start, last_end)
+    for m in _WORD_FLOOD_RX.finditer(text):
+        if len(set(m.group(1))) >= 3:
+            yield "instruction_override.filler_flood", m.start(), _excerpt(text, m.start(), m.end())
+
+
+# "embed the following code snippet in your implementation:" then a fenced block
+_CODE_LEAD_RX = re.compile(
+    r"\b(?:following|subsequent|below|above|this|next)\s+(?:code\s+)?(?:section|snippet|block|excerpt|code)\b[^\n]{0,80}?"
+    r"\b(?:your|the)\s+(?:\w+\s+)?(?:code|codebase|implementation|solution|algorithm|response|answer|elucidation|"
+    r"program|script|functionality|architecture)\b"
+    r"|\byour\s+(?:code|codebase|implementation|solution|algorithm|response|answer|elucidation)\b[^\n]{0,80}?"
+    r"\b(?:following|subsequent|below)\s+(?:code\s+)?(?:section|snippet|block|excerpt|code)\b"
+)
+_CODE_WINDOW = 1500
+# what the smuggled code does: sends local data out, fetches and runs code, destroys, floods or opens a way in
+_RISKY_CODE_RX = re.compile(
+    r"\brm\s+-rf\s+/|\bshutil\.rmtree\(\s*[\"']/|\bos\.fork\(\)|\bdd\s+if=/dev/|\bmkfs\b|\bipconfig\s+/release\b|"
+    r"\bsystemctl\s+(?:stop|disable)\b|/boot/|\bgrub\.cfg\b|\bauthorized_keys\b|\bcrontab\b|\.bashrc\b|"
+    r"\bchmod\s+\+x\b[^\n]{0,40}?&&\s*\./|\burlretrieve\(|\bexec\(\s*(?:open|requests|urllib|r\.|response)|"
+    r"\b(?:xsel|xclip|pyperclip|pynput|keyboard\.on_press|pyautogui\.screenshot|imagegrab)\b|"
+    r"\bcookiejar\b|\bpsutil\.|\bplatform\.(?:uname|node|platform)\(|\bpkg_resources\.working_set\b|"
+    r"\bos\.environ\b(?!\[|\.get)|\bgetpass\.getuser\(|\bssh\s+-[lr]\s|\bstart_server\(|\bbluetooth\b|"
+    r"\bsmtplib\b[^\n]{0,200}?\bfor\b|\bfernet\b|\bcipher\(|\bos\.system\(\s*f?[\"'](?:sudo|ping|curl|wget|rm|shutdown)|"
+    r"\bwhile\s+true\s*:[^\n]{0,10}\n(?:[ \t]+[^\n]*\n){0,6}?[ \t]+[^\n]*(?:requests\.|os\.|socket|send\(|ping|"
+    r"subprocess|create_window|sock\.)"
+)
+
+
+def _code_insertions(text: str) -> Iterator[tuple[str, int, str]]:
+    """A lead-in that tells the reader to put a code block into *its own* output, followed within
+    :data:`_CODE_WINDOW` characters by code that does something an agent's answer never should. A
+    README's "add the following snippet to your settings" with ordinary code is not flagged."""
+    if "your" not in text:
+        return
+    for n, m in enumerate(_CODE_LEAD_RX.finditer(text)):
+        if n >= _MAX_SIGNAL_MATCHES:  # bounded work on adversarial text
+            return
+        if context.is_discussion(text, m.start(), m.end()):
+            continue
+        risky = _RISKY_CODE_RX.search(text, m.end(), min(len(text), m.end() + _CODE_WINDOW))
+        if risky:
+            yield "tool_use_coercion.smuggled_code", m.start(), _excerpt(text, m.start(), m.end())
+            return
