@@ -391,6 +391,15 @@ def _code_leads(text: str) -> Iterator[re.Match[str]]:
             pos = text.find(noun, pos + len(noun))
 
 
+def _block_end(text: str, start: int) -> int:
+    """Where the code after a lead-in ends: its closing fence, else the next blank line; at most
+    :data:`_CODE_WINDOW` characters on."""
+    limit = min(len(text), start + _CODE_WINDOW)
+    fence = text.find("```", start, min(limit, start + 200))
+    end = text.find("```", fence + 3, limit) if fence >= 0 else text.find("\n\n", start + 1, limit)
+    return end + 3 if end >= 0 and fence >= 0 else end if end >= 0 else limit
+
+
 def _code_insertions(text: str) -> Iterator[tuple[str, int, str]]:
     """A lead-in that tells the reader to put a code block into *its own* output, followed within
     :data:`_CODE_WINDOW` characters by code that does something an agent's answer never should. A
@@ -400,7 +409,7 @@ def _code_insertions(text: str) -> Iterator[tuple[str, int, str]]:
     for m in _code_leads(text):
         if context.is_discussion(text, m.start(), m.end()):
             continue
-        risky = _RISKY_CODE_RX.search(text, m.end(), min(len(text), m.end() + _CODE_WINDOW))
+        risky = _RISKY_CODE_RX.search(text, m.end(), _block_end(text, m.end()))
         if risky:
             yield "tool_use_coercion.smuggled_code", m.start(), _excerpt(text, m.start(), m.end())
             return
