@@ -216,10 +216,10 @@ def _excerpt(text: str, start: int, end: int) -> str:
 def _pairs(text: str, rule: IntentRule, plan: _Plan, verbs: tuple[int, ...], objects: tuple[int, ...],
            live: set[int]) -> Iterator[tuple[int, int]]:
     """(start, end) of verb ... object (or object ... verb) within the window, on one line."""
-    vs = sorted((m.start(), m.end()) for m in _finditer(text, plan, verbs, live))
-    if not vs:
+    os_ = sorted((m.start(), m.end()) for m in _finditer(text, plan, objects, live))  # objects first: rarer words
+    if not os_:
         return
-    os_ = sorted((m.start(), m.end()) for m in _finditer(text, plan, objects, live))
+    vs = sorted((m.start(), m.end()) for m in _finditer(text, plan, verbs, live))
     if rule.object_not_after:
         not_after = re.compile(rule.object_not_after)
         os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 4), s)
