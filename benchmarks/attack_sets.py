@@ -89,8 +89,11 @@ def collect(directory: Path) -> list[str]:
         target = directory / row["file"]
         if not target.is_file():
             url = f"https://raw.githubusercontent.com/{row['repo']}/{row['commit']}/{row['path']}"
-            response = httpx.get(url, follow_redirects=True, timeout=60)
-            response.raise_for_status()
+            try:
+                response = httpx.get(url, follow_redirects=True, timeout=60)
+                response.raise_for_status()
+            except httpx.HTTPError as exc:
+                raise SystemExit(f"could not download {row['file']} from {url}: {exc}") from None
             target.write_bytes(response.content)
         if _sha256(target) != row["sha256"]:
             bad.append(row["file"])
