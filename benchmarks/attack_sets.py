@@ -21,6 +21,12 @@ Which items, by a rule fixed before any was scanned:
 
 Every item goes to a dev or a test half by :func:`scan_sets.half` with the seed in the
 manifest; rules are tuned on dev items only.
+
+A held-out set has no dev half: promptmap (utkusen/promptmap, GPL-3.0), every rule under
+``rules/prompt_stealing`` (-> ``prompt_leak``), ``rules/jailbreak`` (-> ``role_hijack``) and
+``rules/distraction`` (-> ``instruction_override``); its harmful, hate and social-bias rules ask for
+content, a moderator's job, and are left out. It was added after the rules were written and scored
+once; none of its items was read.
 """
 
 from __future__ import annotations
@@ -87,6 +93,7 @@ def collect(directory: Path) -> list[str]:
     bad = []
     for row in manifest()["files"]:
         target = directory / row["file"]
+        target.parent.mkdir(parents=True, exist_ok=True)
         if not target.is_file():
             url = f"https://raw.githubusercontent.com/{row['repo']}/{row['commit']}/{row['path']}"
             try:
@@ -98,6 +105,22 @@ def collect(directory: Path) -> list[str]:
         if _sha256(target) != row["sha256"]:
             bad.append(row["file"])
     return bad
+
+
+PROMPTMAP_FAMILY = {"prompt_stealing": "prompt_leak", "jailbreak": "role_hijack", "distraction": "instruction_override"}
+
+
+def _promptmap(directory: Path) -> list[scan_sets.Item]:
+    import yaml
+
+    items = []
+    for row in manifest()["files"]:
+        if row["repo"] == "utkusen/promptmap":
+            path = directory / row["file"]
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            items.append(scan_sets.Item(f"promptmap-{path.stem}", "promptmap_heldout",
+                                        PROMPTMAP_FAMILY[path.parent.name], str(data["prompt"]), True))
+    return items
 
 
 def _key(text: str) -> str:
@@ -145,6 +168,7 @@ def items(directory: Path | None = None) -> list[scan_sets.Item]:
         *_bipia_code(directory / "bipia_code_attack_test.json"),
         *_bipia_text(directory / "bipia_text_attack_train.json"),
         *_bipia_text(directory / "bipia_text_attack_test.json"),
+        *_promptmap(directory),
     ]
 
 
