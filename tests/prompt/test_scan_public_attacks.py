@@ -118,7 +118,9 @@ def test_new_classes_stay_linear_on_a_megabyte(text: str) -> None:
 
     small, big = min(timed(quarter) for _ in range(2)), min(timed(text) for _ in range(2))
     assert big < 3.0
-    assert big / max(small, 1e-3) < 6
+    # four times the text: about four times the time (3.7-4.4 measured); quadratic work would be 16. The slack
+    # is for a busy machine, where one timing of the pair can run on a slower core than the other.
+    assert big / max(small, 1e-3) < 8
 
 
 def test_the_manifest_pins_every_file_and_the_split_has_its_own_seed() -> None:
