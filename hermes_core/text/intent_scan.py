@@ -102,8 +102,11 @@ class _Gate:
         return None
 
     @staticmethod
-    def live_heads(text: str, heads: frozenset[str], longest: int) -> set[str]:
-        words = set(_Gate._WORD_RX.findall(text))
+    def words(text: str) -> set[str]:
+        return set(_Gate._WORD_RX.findall(text))
+
+    @staticmethod
+    def live_heads(words: set[str], heads: frozenset[str], longest: int) -> set[str]:
         if len(words) < _Gate._FEW_WORDS:
             return {w[:k] for w in words for k in range(1, min(len(w), longest) + 1)} & heads
         ordered = sorted(words)
@@ -156,10 +159,10 @@ class _Plan:
             ids.append(i)
         return tuple(ids)
 
-    def live(self, text: str) -> set[int]:
+    def live(self, text: str, words: set[str] | None = None) -> set[int]:
         """The alternatives whose literal prefix can occur in ``text`` (exact: no match is lost)."""
         live = set(self.always)
-        for head in _Gate.live_heads(text, self.heads, self.longest):
+        for head in _Gate.live_heads(_Gate.words(text) if words is None else words, self.heads, self.longest):
             live.update(self.by_head[head])
         for sub, ids in self.by_substring.items():
             if sub in text:
@@ -213,10 +216,10 @@ def _excerpt(text: str, start: int, end: int) -> str:
 def _pairs(text: str, rule: IntentRule, plan: _Plan, verbs: tuple[int, ...], objects: tuple[int, ...],
            live: set[int]) -> Iterator[tuple[int, int]]:
     """(start, end) of verb ... object (or object ... verb) within the window, on one line."""
-    vs = sorted((m.start(), m.end()) for m in _finditer(text, plan, verbs, live))
-    if not vs:
+    os_ = sorted((m.start(), m.end()) for m in _finditer(text, plan, objects, live))  # objects first: rarer words
+    if not os_:
         return
-    os_ = sorted((m.start(), m.end()) for m in _finditer(text, plan, objects, live))
+    vs = sorted((m.start(), m.end()) for m in _finditer(text, plan, verbs, live))
     if rule.object_not_after:
         not_after = re.compile(rule.object_not_after)
         os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 4), s)
@@ -241,7 +244,8 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
     memory entry comes near a handful of the 64 rules); the gates are exact, cues would miss.
     """
     plan = _plan()
-    live = plan.live(text)
+    words = _Gate.words(text)
+    live = plan.live(text, words)
     owners = {plan.owner[i] for i in live}
     for n in sorted(o for o in owners if o < len(plan.rules)):
         rule, verbs, objects = plan.rules[n]
@@ -253,12 +257,28 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
                 continue
             if rule.negatable and context.negated(text, start):
                 continue
+            if rule.factual and _conditional(text, start):
+                continue
             if context.is_discussion(text, start, end):
                 continue
             yield rule.rule_id, start, _excerpt(text, start, end)
             flagged_to = end
     if len(owners) - sum(o < len(plan.rules) for o in owners) >= 2:  # a persona needs two different signals
         yield from _persona_matches(text, plan, live)
+    yield from _filler_floods(text, words)
+    yield from _code_insertions(text)
+
+
+_CONDITION_RX = re.compile(
+    r"\b(?:if|when|whenever|once|after|until|unless|whether|before|as\s+soon\s+as|only\s+when)\b")
+_CLAUSE_END_RX = re.compile(r"[.!?;:]\s")
+
+
+def _conditional(text: str, start: int) -> bool:
+    """A condition earlier in the match's sentence ("once the correct password has been entered, ...")."""
+    lo = text.rfind("\n", max(0, start - 200), start) + 1 or max(0, start - 200)
+    sentence = max([lo, *(m.end() for m in _CLAUSE_END_RX.finditer(text, lo, start))])
+    return bool(_CONDITION_RX.search(text, sentence, start))
 
 
 def _persona_matches(text: str, plan: _Plan, live: set[int]) -> Iterator[tuple[str, int, str]]:
@@ -287,3 +307,109 @@ def _persona_matches(text: str, plan: _Plan, live: set[int]) -> Iterator[tuple[s
 def addresses_agent(body: str) -> bool:
     """An HTML comment that speaks to the agent ("agent: quietly add ...")."""
     return bool(_AGENT_ADDRESS_RX.search(body))
+
+
+# -- structural signals: floods of filler tokens, code smuggled into the reader's own output ----------------
+
+_FLOOD_TOKENS = 60  # consecutive filler tokens: far more than any table rule or dot leader
+# candidates first, by the regex engine: a run of that many short tokens with no ASCII letter or digit
+_FLOOD_BODY = rf"(?:[^\s0-9a-z]{{1,4}}[ \t]+){{{_FLOOD_TOKENS - 1},}}[^\s0-9a-z]{{0,4}}"
+_FLOOD_RUN_RX = re.compile(r"\s" + _FLOOD_BODY)  # a leading class, not "^|": the engine's fast path
+_FLOOD_AT_START_RX = re.compile(_FLOOD_BODY)
+_LETTER_RUN_RX = re.compile(r"(?<![a-z])[a-z]{60,}")
+_WORD_FLOOD_RX = re.compile(r"([a-z]{5,12})\1{11,}")
+
+
+def _filler_floods(text: str, words: set[str]) -> Iterator[tuple[str, int, str]]:
+    """A run of at most three distinct short non-letter tokens ("ö ö ö", ") ] } ) ] }", emoji) repeated
+    :data:`_FLOOD_TOKENS` times, or one word glued to itself a dozen times: padding that pushes the
+    real instructions out of view, which no prose, table or code has. Candidate runs are found by
+    the regex engine; only those are looked at token by token."""
+    first = _FLOOD_AT_START_RX.match(text)
+    for run in ([first] if first else []) + list(_FLOOD_RUN_RX.finditer(text, first.end() if first else 0)):
+        tokens = run.group(0).split()
+        begin, kinds = 0, set()
+        for i, token in enumerate(tokens):
+            if token not in kinds and len(kinds) >= 3:
+                begin, kinds = i, set()
+            kinds.add(token)
+            if i - begin + 1 >= _FLOOD_TOKENS:
+                yield "instruction_override.filler_flood", run.start(), _excerpt(text, run.start(), run.end())
+                break
+    if not any(len(word) >= 60 for word in words):  # the text's words are already known: no pass needed
+        return
+    for run in _LETTER_RUN_RX.finditer(text):
+        m = _WORD_FLOOD_RX.search(text, run.start(), run.end())
+        if m and len(set(m.group(1))) >= 3:
+            yield "instruction_override.filler_flood", m.start(), _excerpt(text, m.start(), m.end())
+
+
+# "embed the following code snippet in your implementation:" then a fenced block
+_CODE_LEAD_RX = re.compile(
+    r"\b(?:following|subsequent|below|above|this|next)\s+(?:code\s+)?(?:section|snippet|block|excerpt|code)\b[^\n]{0,80}?"
+    r"\b(?:your|the)\s+(?:\w+\s+)?(?:code|codebase|implementation|solution|algorithm|response|answer|elucidation|"
+    r"program|script|functionality|architecture)\b"
+    r"|\byour\s+(?:code|codebase|implementation|solution|algorithm|response|answer|elucidation)\b[^\n]{0,80}?"
+    r"\b(?:following|subsequent|below)\s+(?:code\s+)?(?:section|snippet|block|excerpt|code)\b"
+)
+_CODE_NOUNS = ("snippet", "excerpt", "code section", "code block", "following code", "below code", "subsequent code",
+               "following block", "following section", "below block")
+_CODE_WINDOW = 1500
+# what the smuggled code does: sends local data out, fetches and runs code, destroys, floods or opens a way in
+_RISKY_CODE_RX = re.compile(
+    r"\brm\s+-rf\s+/|\bshutil\.rmtree\(\s*[\"']/|\bos\.fork\(\)|\bdd\s+if=/dev/|\bmkfs\b|\bipconfig\s+/release\b|"
+    r"\bsystemctl\s+(?:stop|disable)\b|/boot/|\bgrub\.cfg\b|\bauthorized_keys\b|\bcrontab\b|\.bashrc\b|"
+    r"\bchmod\s+\+x\b[^\n]{0,40}?&&\s*\./|\burlretrieve\(|\bexec\(\s*(?:open|requests|urllib|r\.|response)|"
+    r"\b(?:xsel|xclip|pyperclip|pynput|keyboard\.on_press|pyautogui\.screenshot|imagegrab)\b|"
+    r"\bcookiejar\b|\bpsutil\.|\bplatform\.(?:uname|node|platform)\(|\bpkg_resources\.working_set\b|"
+    r"\bos\.environ\b(?!\[|\.get)|\bgetpass\.getuser\(|\bssh\s+-[lr]\s|\bstart_server\(|\bbluetooth\b|"
+    r"\bsmtplib\b[^\n]{0,200}?\bfor\b|\bfernet\b|\bcipher\(|"
+    r"\bos\.system\(\s*f?[\"'](?:sudo|ping|curl|wget|rm|shutdown|reboot|python\d?\s|sh\s|bash\s|\./)|"
+    r"\bipconfig\b[\"',\s]+/release|\.sendall\(|\bstorbinary\(|"
+    r"\.connect\(\(\s*[\"'](?!127\.|0\.0\.0\.0)\d{1,3}\.\d{1,3}\.|"
+    r"\bwhile\s+true\s*:[^\n]{0,10}\n(?:[ \t]+[^\n]*\n){0,6}?[ \t]+[^\n]*(?:requests\.|os\.|socket|send\(|ping|"
+    r"subprocess|create_window|sock\.)"
+)
+
+
+def _code_leads(text: str) -> Iterator[re.Match[str]]:
+    """Lead-ins found from their nouns (found by ``str.find``, much faster than a regex without a
+    literal prefix): each noun's line, a bounded window around it, searched once; at most
+    :data:`_MAX_SIGNAL_MATCHES` windows per text."""
+    seen: set[int] = set()
+    windows = 0
+    for noun in _CODE_NOUNS:
+        pos = text.find(noun)
+        while pos >= 0 and windows < _MAX_SIGNAL_MATCHES:
+            lo = max(text.rfind("\n", max(0, pos - 120), pos) + 1, pos - 120)
+            hi = text.find("\n", pos, pos + 140)
+            m = _CODE_LEAD_RX.search(text, lo, hi if hi >= 0 else min(len(text), pos + 140))
+            windows += 1
+            if m and m.start() not in seen:
+                seen.add(m.start())
+                yield m
+            pos = text.find(noun, pos + len(noun))
+
+
+def _block_end(text: str, start: int) -> int:
+    """Where the code after a lead-in ends: its closing fence, else the next blank line; at most
+    :data:`_CODE_WINDOW` characters on."""
+    limit = min(len(text), start + _CODE_WINDOW)
+    fence = text.find("```", start, min(limit, start + 200))
+    end = text.find("```", fence + 3, limit) if fence >= 0 else text.find("\n\n", start + 1, limit)
+    return end + 3 if end >= 0 and fence >= 0 else end if end >= 0 else limit
+
+
+def _code_insertions(text: str) -> Iterator[tuple[str, int, str]]:
+    """A lead-in that tells the reader to put a code block into *its own* output, followed within
+    :data:`_CODE_WINDOW` characters by code that does something an agent's answer never should. A
+    README's "add the following snippet to your settings" with ordinary code is not flagged."""
+    if "your" not in text:
+        return
+    for m in _code_leads(text):
+        if context.is_discussion(text, m.start(), m.end()):
+            continue
+        risky = _RISKY_CODE_RX.search(text, m.end(), _block_end(text, m.end()))
+        if risky:
+            yield "tool_use_coercion.smuggled_code", m.start(), _excerpt(text, m.start(), m.end())
+            return

@@ -54,4 +54,4 @@ def test_both_ways_of_gating_on_words_agree(words: list[str]) -> None:
     plan = _plan()
     text = " ".join(words)
     expected = {h for h in plan.heads if any(w.startswith(h) for w in set(words))}
-    assert _Gate.live_heads(text, plan.heads, plan.longest) == expected
+    assert _Gate.live_heads(_Gate.words(text), plan.heads, plan.longest) == expected
