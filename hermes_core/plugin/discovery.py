@@ -66,7 +66,6 @@ class Candidate:
     version: str
     source: str  # "entry point" | "drop-in"
     target: str  # "module:attr" or a directory
-    entry_point: Any = None
 
     @property
     def builtin(self) -> bool:
@@ -129,26 +128,30 @@ def _path_signature() -> tuple[tuple[str, int], ...]:
 
 @functools.lru_cache(maxsize=4)
 def _entry_point_candidates(signature: tuple[tuple[str, int], ...]) -> tuple[Candidate, ...]:
-    """One metadata scan for all three groups, reused while the path is unchanged."""
-    by_group = {group: kind for kind, group in GROUPS.items()}
-    found = []
+    """One metadata scan for all three groups, reused while the path is unchanged (in this
+    process, and between processes through :mod:`hermes_core.plugin.entry_point_cache`)."""
+    from hermes_core.plugin import entry_point_cache
+
+    rows = entry_point_cache.read(signature)
+    if rows is None:
+        rows = _scan()
+        entry_point_cache.write(signature, rows)
+    kinds = {group: kind for kind, group in GROUPS.items()}
+    return tuple(Candidate(name=row["name"], kind=kinds[row["group"]], distribution=row["distribution"],
+                           version=row["version"], source="entry point", target=row["value"])
+                 for row in rows if row["group"] in kinds)
+
+
+def _scan() -> list[dict[str, str]]:
+    """Every entry point of the three groups, as importlib_metadata lists them."""
+    groups = set(GROUPS.values())
+    rows = []
     for ep in _metadata().entry_points():
-        kind = by_group.get(ep.group)
-        if kind is None:
-            continue
-        dist_name, version = _name_and_version(getattr(ep, "dist", None))
-        found.append(
-            Candidate(
-                name=ep.name,
-                kind=kind,
-                distribution=dist_name,
-                version=version,
-                source="entry point",
-                target=ep.value,
-                entry_point=ep,
-            )
-        )
-    return tuple(found)
+        if ep.group in groups:
+            dist_name, version = _name_and_version(getattr(ep, "dist", None))
+            rows.append({"name": ep.name, "group": ep.group, "value": ep.value, "distribution": dist_name,
+                         "version": version})
+    return rows
 
 
 def _metadata() -> Any:
@@ -213,12 +216,12 @@ def load(candidate: Candidate) -> Any:
     try:
         if candidate.source == "drop-in":
             obj = _load_dropin(candidate)
-        elif candidate.entry_point is None:  # a default plugin: "module[:attr]"
+        elif candidate.source == "entry point":  # loaded exactly as importlib_metadata loads it
+            obj = _metadata().EntryPoint(candidate.name, candidate.target, GROUPS[candidate.kind]).load()
+        else:  # a default plugin: "module[:attr]"
             module_name, _, attr = candidate.target.partition(":")
             obj = importlib.import_module(module_name)
             obj = getattr(obj, attr) if attr else obj
-        else:
-            obj = candidate.entry_point.load()
     except PluginLoadError:
         raise
     except BaseException as exc:

@@ -3,7 +3,8 @@
 Installed as a pytest plugin (entry point ``pytest11``), so the fixtures are available
 in any project that has hermes-core installed:
 
-* ``hermes_home``: a temporary, empty ``$HERMES_HOME`` (the env var points at it).
+* ``hermes_home``: a temporary, empty ``$HERMES_HOME`` (the env var points at it), and a
+  temporary ``$HERMES_CACHE_DIR``.
 * ``write_config``: write ``config.yaml`` into that home from a mapping.
 * ``make_host``: build a :class:`~hermes_core.PluginHost` from chosen plugins, with
   entry-point autoloading off unless asked for.
@@ -33,6 +34,7 @@ def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "hermes-home"
     home.mkdir()
     monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("HERMES_CACHE_DIR", str(tmp_path / "hermes-cache"))  # the entry-point listing, kept apart
     for var in ("HERMES_DISABLE_PLUGINS", "HERMES_STRICT_PLUGINS", "HERMES_TRACE_PLUGINS"):
         monkeypatch.delenv(var, raising=False)
     return home
