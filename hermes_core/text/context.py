@@ -7,10 +7,14 @@ scanner drops a match when
 * it sits inside quotes or backticks on a line that talks about attacks, examples or tests;
 * the sentence before it names attackers, payloads or detection ("Attackers may add their key
   to ~/.ssh/authorized_keys"), or
-* (for negatable rules) a negation directly precedes it ("never", "do not", "must not").
+* (for negatable rules) a negation directly precedes it ("never", "do not", "must not");
+* the structure around it makes it data: a table of examples, a list under a lead-in that frames
+  it ("Attackers may try to:"), a string literal or a diagram in a code block, a menu path, a verb
+  used as a noun ("LLM output before delivery"), a key set up in one's own ``.env``.
 
-All checks look at one line (at most a few hundred characters around the match), so they
-add constant work per match.
+All checks look at a bounded stretch around the match (its line, cut to a few hundred characters,
+or up to a few thousand characters back for a table's header or a list's lead-in), so they add
+constant work per match.
 """
 
 from __future__ import annotations
