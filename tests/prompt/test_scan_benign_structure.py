@@ -99,3 +99,35 @@ CASES = [
 def test_structure_check_clears_the_data_and_keeps_the_attack(check: str, benign: str, attack: str) -> None:
     assert scan_text(benign) == [], f"{check}: benign text flagged"
     assert scan_text(attack), f"{check}: the attack twin is no longer flagged"
+
+
+def test_the_third_real_sample_is_large_independent_and_split_by_repository() -> None:
+    """The sample the checks were written from: its manifest pins every file, no repository of the
+    earlier samples is in it, and a repository's files all sit on one side of the split."""
+    import json
+    import re
+    import sys
+    from collections import Counter
+    from pathlib import Path
+
+    benchmarks = Path(__file__).resolve().parents[2] / "benchmarks"
+    sys.path.insert(0, str(benchmarks))
+    try:
+        import scan_sets
+    finally:
+        sys.path.remove(str(benchmarks))
+
+    def rows(name: str) -> list[dict[str, str]]:
+        return [json.loads(line) for line in (scan_sets.DATA / name).read_text().splitlines() if line]
+
+    third = rows("real_context_files_3.jsonl")
+    per_repo = Counter(r["repo"] for r in third)
+    assert len(third) >= 300 and len(per_repo) >= 100 and max(per_repo.values()) <= 3
+    assert len({(r["repo"], r["path"]) for r in third}) == len(third)
+    earlier = {r["repo"].lower() for name in ("real_context_files.jsonl", "real_context_files_2.jsonl")
+               for r in rows(name)}
+    assert not {r.lower() for r in per_repo} & earlier
+    assert all(re.fullmatch(r"[0-9a-f]{40}", r["commit"]) for r in third)
+    assert {r["kind"] for r in third} <= {"readme", "doc", "agent_context", "security_md", "text"}
+    sides = Counter(scan_sets.half(repo, "hermes-real-3") for repo in per_repo)
+    assert min(sides.values()) >= 50  # both halves are large
