@@ -4,7 +4,9 @@
     python benchmarks/bench_real_context.py --collect DIR --download   # from raw.githubusercontent.com
     python benchmarks/bench_real_context.py DIR                        # the table, as JSON
     python benchmarks/bench_real_context.py DIR --dev-findings         # what fires on the dev half
+    python benchmarks/bench_real_context.py DIR --dev-only             # the table, dev half only (while tuning)
     python benchmarks/bench_real_context.py --manifest 2 ...           # the second sample (any of the above)
+    python benchmarks/bench_real_context.py --manifest 3 ...           # the third: LLM-security repositories
 
 ``scan_data/real_context_files.jsonl`` names each file by repository, path and commit, with
 its kind (AGENTS.md, CLAUDE.md, .cursorrules, SECURITY.md, prompt-engineering docs). The
@@ -39,7 +41,19 @@ from plugins.hermes_prompt.passages import split, withhold
 MANIFEST = scan_sets.DATA / "real_context_files.jsonl"
 #: A second, independent sample: every fourth repository the file index lists for each name
 SECOND_MANIFEST = scan_sets.DATA / "real_context_files_2.jsonl"
+#: A third, larger one from repositories about LLM security (prompt injection, guards, agent
+#: security), up to three files each; split by repository with a seed of its own, so one
+#: repository's files never sit on both sides
+THIRD_MANIFEST = scan_sets.DATA / "real_context_files_3.jsonl"
+THIRD_SEED = "hermes-real-3"
 _manifest_path = MANIFEST
+
+
+def side_of(row: dict[str, str]) -> str:
+    """``dev`` or ``test`` for one manifest row."""
+    if _manifest_path == THIRD_MANIFEST:
+        return scan_sets.half(row["repo"], THIRD_SEED)
+    return scan_sets.half(f"{row['repo']}:{row['path']}")
 
 
 def manifest() -> list[dict[str, str]]:
@@ -75,7 +89,7 @@ def collect(target: Path, mirrors: Path | None) -> None:
         out.write_bytes(data)
 
 
-def score(source: Path, *, dev_findings: bool = False) -> dict[str, Any]:
+def score(source: Path, *, dev_findings: bool = False, only: str | None = None) -> dict[str, Any]:
     table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {s: [0, 0, 0, 0, 0] for s in ("dev", "test")})
     missing = 0
     for row in manifest():
@@ -83,8 +97,10 @@ def score(source: Path, *, dev_findings: bool = False) -> dict[str, Any]:
         if not path.is_file():
             missing += 1
             continue
+        side = side_of(row)
+        if only is not None and side != only:
+            continue  # ``--dev-only``: the test half is not even scanned while tuning
         text = path.read_text(encoding="utf-8", errors="replace")
-        side = scan_sets.half(f"{row['repo']}:{row['path']}")
         findings = scan_text(text)
         passages = len(split(text))
         partial = withhold(text, row["path"], findings) if findings else ("", [])
@@ -114,7 +130,7 @@ def main(argv: list[str]) -> None:
     if "--manifest" in argv:
         chosen = argv.pop(argv.index("--manifest") + 1)
         argv.remove("--manifest")
-        _manifest_path = SECOND_MANIFEST if chosen == "2" else Path(chosen)
+        _manifest_path = {"2": SECOND_MANIFEST, "3": THIRD_MANIFEST}.get(chosen) or Path(chosen)
     if "--collect" in argv:
         target = Path(argv[argv.index("--collect") + 1])
         mirrors = Path(argv[argv.index("--mirrors") + 1]) if "--mirrors" in argv else None
@@ -125,7 +141,8 @@ def main(argv: list[str]) -> None:
     positional = [a for a in argv if not a.startswith("--")]
     if not positional:
         sys.exit(__doc__)
-    result = score(Path(positional[0]), dev_findings="--dev-findings" in argv)
+    result = score(Path(positional[0]), dev_findings="--dev-findings" in argv,
+                   only="dev" if "--dev-only" in argv or "--dev-findings" in argv else None)
     if "--dev-findings" not in argv:
         print(json.dumps(result, indent=1))
 

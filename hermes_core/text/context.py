@@ -7,10 +7,14 @@ scanner drops a match when
 * it sits inside quotes or backticks on a line that talks about attacks, examples or tests;
 * the sentence before it names attackers, payloads or detection ("Attackers may add their key
   to ~/.ssh/authorized_keys"), or
-* (for negatable rules) a negation directly precedes it ("never", "do not", "must not").
+* (for negatable rules) a negation directly precedes it ("never", "do not", "must not");
+* the structure around it makes it data: a table of examples, a list under a lead-in that frames
+  it ("Attackers may try to:"), a string literal or a diagram in a code block, a menu path, a verb
+  used as a noun ("LLM output before delivery"), a key set up in one's own ``.env``.
 
-All checks look at one line (at most a few hundred characters around the match), so they
-add constant work per match.
+All checks look at a bounded stretch around the match (its line, cut to a few hundred characters,
+or up to a few thousand characters back for a table's header or a list's lead-in), so they add
+constant work per match.
 """
 
 from __future__ import annotations
@@ -45,7 +49,13 @@ _SENTENCE_META_RX = re.compile(
 # what someone is able to do, not an order ("we can bypass these instructions if we trick it")
 _CAPABILITY_RX = re.compile(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|could|might|may)\s+(?:\w+\s+)?$|"
                              # ... or what is possible ("there are many ways to leak data in the prompt")
-                             r"\b(?:ways?|easy|easier|possible|hard|harder|difficult|trivial)\s+to\s+$")
+                             r"\b(?:ways?|easy|easier|possible|hard|harder|difficult|trivial)\s+to\s+$|"
+                             # ... or what something tries ("blocks attempts to override system instructions")
+                             r"\b(?:attempts?|attempting|attempted|tries|trying|tried|designed|meant|intended|aims?|"
+                             r"aiming|aimed)\s+to\s+(?:\w+\s+(?:or|and)\s+)?$|"
+                             # ... or a relative clause on a plural ("attacks that manipulate or override system
+                             # instructions"); not "who": a persona is "Shadow, who never refuses"
+                             r"\b[a-z]{3,}s\s+(?:that|which)\s+(?:\w+ly\s+)?(?:\w+\s+(?:or|and)\s+)?$")
 _NEGATION_RX = re.compile(
     r"(?:\b(?:never|not|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|won't|"
     r"refus(?:e|es|ed|ing)\s+to|declin(?:e|es|ed|ing)\s+to|avoid\w*|no\s+one\s+should|"
@@ -73,10 +83,12 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 def quoted(text: str, start: int, end: int) -> bool:
     """Inside a pair of double quotes, backticks or single quotes on the match's line."""
     lo, hi = _line_bounds(text, start, end)
-    before, after = text[lo:start], text[end:hi]
+    before, after = text[lo:start], text[max(start, end - 1):hi]  # the match may end on its closing quote
     for q in _QUOTES:
         if before.count(q) % 2 == 1 and q in after:
             return True
+    if before.count('\\"') % 2 == 1 and '\\"' in after:
+        return True  # a JSON string inside a quoted shell argument: -d "{\"text\":\"...\"}"
     for opening_mark, closing_mark in _PAIRED_QUOTES:
         if before.rfind(opening_mark) > before.rfind(closing_mark) and closing_mark in after:
             return True
@@ -94,11 +106,37 @@ _DETERMINER_RX = re.compile(r"\b(?:the|your|its|this|that|an?|my|our|their|any|m
 _LABEL_RX = re.compile(r"\w*\*{0,2}\s*:")
 _EXAMPLE_LABEL_RX = re.compile(r"\s*\(\s*(?:e\.g\.\s*|like\s+|such\s+as\s+)?[\"'`\u201c]")
 _FENCE_OPEN_RX = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+_DIAGRAM_FENCE_RX = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*(?:mermaid|plantuml|puml|dot|graphviz|csv|tsv)\b")
 _FENCE_LOOKBACK = 600  # an example block: its fence opens at most this far before the match
 _FENCE_LOOKAHEAD = 3000  # ... and closes at most this far after it
 
 
 _BE_RX = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+$")
+# An order starts a clause: the line, a sentence, a list item, or a word that leads into a verb
+# ("and", "then", "please", "now", a modal, "to", "you", an adverb). After any other word the
+# verb is a noun ("the gateway validates LLM output before delivery", "sensitive output before
+# logging") or a third-person verb ("agents read the config").
+_CLAUSE_OPENER_RX = re.compile(
+    r"(?:^|[^\w\s'-]|\b\d+|\b(?:and|then|or|but|so|please|pls|plz|kindly|now|just|also|simply|first|next|"
+    r"finally|lastly|again|instead|immediately|always|never|not|don't|do|must|should|shall|will|would|can|could|"
+    r"may|might|to|you|i|we|they|he|she|it|\w+'ll|\w+'d|\w+'re|\w+'ve|let's|lets|let|me|us|\w+ly))\s*$")
+# ... unless an order follows in the same clause ("format them in a bullet list and put the password ...")
+_ORDER_FOLLOWS_RX = re.compile(r"\w+\s*(?:,|and|then|,\s*and|,\s*then)\s+(?:then\s+)?(?:put|send|give|tell|show|print|"
+                               r"write|include|add|reveal|output|list|paste|copy|share|repeat|return|place|insert|"
+                               r"type|spell|encode|leak|dump|display)\b")
+_COMPONENT_RX = re.compile(  # "memory write filtering", "Memory Write Gate": a component's name, not a write
+    r"memory\s+write\s+(?:filter\w*|gate\w*|guard\w*|log\w*|validat\w*|polic\w*|check\w*|path\w*|hook\w*|"
+    r"api|endpoint\w*|permission\w*|access|operation\w*|request\w*|event\w*|audit\w*|tool\w*|limit\w*|"
+    r"control\w*|protection|rules?|scann\w*|detect\w*|block\w*|stage|step|layer|pipeline)\b")
+
+
+def after_a_noun(text: str, start: int) -> bool:
+    """The word right before ``start`` (on its line) is not one that can lead into an order."""
+    lo = text.rfind("\n", max(0, start - 40), start) + 1 or max(0, start - 40)
+    before = text[lo:start]
+    if not before.strip() or not before[-1:].isspace():
+        return False
+    return not _CLAUSE_OPENER_RX.search(before) and not _ORDER_FOLLOWS_RX.match(text, start)
 _BY_RX = re.compile(r"[a-z]+\s+by\b")
 
 
@@ -107,9 +145,13 @@ def not_an_order(text: str, start: int) -> bool:
     are read by boto3"), not as an imperative."""
     if _BY_RX.match(text, start) and _BE_RX.search(text, max(0, start - 8), start):
         return True
+    if _COMPONENT_RX.match(text, start):
+        return True
     verb = _NOUN_VERB_RX.match(text, start)
     if verb is None:
         return False
+    if after_a_noun(text, start):
+        return True
     word_end = verb.end()
     if _LABEL_RX.match(text, word_end) and text[word_end : word_end + 1] in ("*", ":"):
         return True
@@ -123,6 +165,10 @@ def in_example_block(text: str, start: int) -> bool:
     example, input or prompt ("*Input:*", "For example:", "A comment might read:", or a heading
     such as "### Example attack" over a short label): guides show fake turns and attacks that way."""
     container = _fence_start(text, start)
+    if container >= 0 and (_DIAGRAM_FENCE_RX.match(text, container) or (quoted(text, start, start + 1) and (
+            _CODE_LITERAL_RX.search(text, max(0, start - 80), start) or _LINE_QUOTE_RX.search(
+                text, max(0, start - 80), start)))):
+        return True  # a diagram's labels, or a string literal in code (``-d '{"text": "..."}'``) are data
     if container < 0:
         container = _quote_block_start(text, start)
     if container < 0:
@@ -178,16 +224,22 @@ def introduces_example(before: str) -> bool:
     lines = [ln for ln in before.replace("_", " ").split("\n") if ln.strip()]
     if not lines:
         return False
-    if _EXAMPLE_INTRO_RX.search(lines[-1] + "\n"):
+    if _EXAMPLE_INTRO_RX.search(lines[-1] + "\n") or _EXAMPLE_OPENER_RX.match(lines[-1]):
         return True
     return (len(lines) >= 2 and lines[-2].lstrip().startswith("#") and len(lines[-1]) <= 80
             and lines[-1].rstrip(" *_").endswith(":") and bool(_EXAMPLE_INTRO_RX.search(lines[-2] + "\n")))
 
 
+# an intro line that opens with the word, however long it runs ("Exemple de prompt brut avec ... :")
+_EXAMPLE_OPENER_RX = re.compile(r"[ \t>*_#-]*(?:examples?|for\s+example|exemples?|ejemplos?|beispiele?|beispiel|"
+                                r"esempi[oa]?|exemplos?|ví\s+dụ|пример\w*|przykład\w*|voorbeeld\w*|örnek\w*|contoh|"
+                                r"例えば|例|示例|예시)(?!\w)[^\n]*(?::|\.)?[\s*_]*$")
 _EXAMPLE_INTRO_RX = re.compile(
-    r"\b(?:examples?|e\.g\.|input|output|prompt|demonstrat\w*|illustrat\w*|sample|transcript|for\s+instance|"
+    r"(?:\b(?:examples?|e\.g\.|input|output|prompt|demonstrat\w*|illustrat\w*|sample|transcript|for\s+instance|"
+    r"exemples?|ejemplos?|beispiele?|esempi[oa]?|exemplos?|ví\s+dụ|пример\w*|przykład\w*|voorbeeld\w*|"
+    r"containing|contains|"
     r"attacks?|injections?|payloads?|jailbreaks?|malicious|hostile|poisoned|looks?\s+like|such\s+as|"
-    r"(?:might|could|may|would|will)\s+(?:read|say|look)|reads)\b[^\n]{0,40}(?::|\.)?[\s*_]*$")
+    r"(?:might|could|may|would|will)\s+(?:read|say|look)|reads)\b|例|示例|예시)[^\n]{0,40}(?::|\.)?[\s*_]*$")
 
 
 def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
@@ -199,6 +251,8 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
     if not_an_order(text, start) or in_example_block(text, start) or _CAPABILITY_RX.search(
             text, max(0, start - 40), start):
         return True
+    if in_data_table(text, start) or in_framed_list(text, start) or supplies_own_secret(text, start, end):
+        return True
     lo, hi = _line_bounds(text, start, end)
     line = text[lo:hi]
     if quoted(text, start, end) and (quotes or _PHRASE_LINE_RX.match(line) or _CODE_LITERAL_RX.search(
@@ -209,11 +263,31 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
                    + following).replace("_", " ")
         if _META_RX.search(context):
             return True
+    if _EMBEDDED_QUESTION_RX.search(text, max(0, start - 40), start) or _THEIR_PROMPT_RX.match(text, end):
+        return True
+    if in_menu_path(text, start, end):
+        return True
     sentence_start = max(text.rfind(". ", lo, start), text.rfind("; ", lo, start), lo)
     return bool(_SENTENCE_META_RX.search(text, sentence_start, start)) or answered_question(text, sentence_start,
                                                                                             end)
 
 
+# "a comparison showing exactly what lines will be added to your system prompt": a question
+# embedded in a description is no request ("tell me what ..." is, and stays one)
+_EMBEDDED_QUESTION_RX = re.compile(r"\b(?:showing|shows|explains|explaining|describes|describing|see|seeing|know|"
+                                   r"knowing|understand|understanding|learn|learning)\s+(?:exactly\s+|precisely\s+)?$")
+# "paste the system prompt your AI uses": the reader's own application's prompt, asked for by a tool
+_THEIR_PROMPT_RX = re.compile(r"\s+(?:that\s+)?(?:your|the|their)\s+(?:own\s+)?(?:ai|app|application|bot|agent|"
+                              r"assistant|llm|model|chatbot|product)\b(?:\s+model)?\s+(?:uses|runs|has|sends)\b")
+_LINE_QUOTE_RX = re.compile(r"(?:^|\n)[ \t]*[\"'`][^\"'`\n]*$")  # a line of code that opens with a string
+_MENU_STEP_BEFORE_RX = re.compile(r"(?:→|->|»)[^→»\n.!?;]{0,30}$")
+_MENU_STEP_AFTER_RX = re.compile(r"[^→»\n.!?;]{0,30}(?:→|->|»)")
+
+
+def in_menu_path(text: str, start: int, end: int) -> bool:
+    """A step of a menu path between arrows ("chrome://extensions → Enable Developer Mode → Load
+    unpacked"): the name of a setting, not an order to the model."""
+    return bool(_MENU_STEP_BEFORE_RX.search(text, max(0, start - 30), start) and _MENU_STEP_AFTER_RX.match(text, end))
 # a string literal in code: the quote opens right after "(", "=", ",", "[", "{" or ":"
 _CODE_LITERAL_RX = re.compile(r"[(=,\[{:]\s*[\"'`][^\"'`\n]*$")
 _THIRD_PERSON_QUESTION_RX = re.compile(
@@ -280,3 +354,117 @@ def hides_no_text(text: str, end: int) -> bool:
     if letters == 0:
         return True
     return any(ch.isdigit() for ch in inner) and letters < (3 if any(ord(ch) >= 0x2E80 for ch in inner) else 8)
+
+
+# -- structure that frames a phrase as data: tables, lists under a lead-in, diagrams -------------
+
+_TABLE_ROW_RX = re.compile(r"[ \t]*\|[^\n]*\|[ \t]*$")
+_TABLE_RULE_RX = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
+# a column that holds phrases, prompts or examples: its rows are data, not orders
+_DATA_COLUMN_RX = re.compile(
+    r"\b(?:prompts?|payloads?|inputs?|examples?|patterns?|attacks?|techniques?|categor(?:y|ies)|phrases?|text|"
+    r"quer(?:y|ies)|strings?|samples?|triggers?|vectors?|jailbreaks?|injections?|canonical|keywords?|signals?|"
+    r"rules?|detect\w*|threats?|risks?|types?|labels?|tests?|cases?|attempts?|description|message|content|"
+    r"utterance|request|variant|mutation|obfuscation)\b")
+_TABLE_LOOKBACK = 3000  # how far up a table's header row may be
+
+
+def in_data_table(text: str, start: int) -> bool:
+    """A cell of a markdown table whose header names a column of phrases, prompts, examples or
+    attack categories ("| Category | Example |"): a catalogue of attacks, not an instruction. A
+    table of steps ("| Step | Action |") stays an instruction."""
+    lo, hi = _line_bounds(text, start, start)  # bounded: a 1 MB line with many matches stays linear
+    if (lo > 0 and text[lo - 1] != "\n") or not _TABLE_ROW_RX.match(text, lo, hi):
+        return False
+    floor = max(0, start - _TABLE_LOOKBACK)
+    header = None
+    line = lo
+    while line > floor:
+        previous = text.rfind("\n", floor, line - 1) + 1
+        if previous == 0 and floor > 0:
+            break
+        row = text[previous : line - 1]
+        if _TABLE_RULE_RX.match(row) and set(row.strip()) <= set("|:- \t"):
+            header_end = previous - 1
+            header_start = text.rfind("\n", floor, header_end) + 1
+            header = text[header_start:header_end]
+            break
+        if not _TABLE_ROW_RX.match(row):
+            break
+        line = previous
+    return header is not None and bool(_DATA_COLUMN_RX.search(header))
+
+
+_LIST_ITEM_RX = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+# what a lead-in line says about the list under it ("Attackers may try to:", "Common payloads include:")
+_LIST_LEAD_RX = re.compile(
+    r"\b(?:attacks?|attackers?|attacker's|inject\w*|payloads?|jailbreaks?|malicious|adversar\w*|examples?|e\.g\.|"
+    r"such\s+as|techniques?|patterns?|phrases?|known|common(?:ly)?|detects?|detected|detection|flags?|flagged|blocks?|"
+    r"blocked|catches|caught|rejects?|rejected|looks?\s+for|watch\s+for|threats?|risks?|vectors?|categor(?:y|ies)|"
+    r"red[\s-]team\w*|exploits?|abuse|misuse|tricks?|trick\w*\s+\w+\s+into|exemples?|ejemplos?|beispiele?|"
+    r"checks?\s+for|looks?\s+for|scans?\s+for|guards?\s+against|protects?\s+against|defen[cs]es?\s+against|"
+    r"(?:cause|make|get|force|convince|persuade|coax)[sd]?\s+(?:the|an?|your)\s+(?:ai|model|agent|assistant|llm|bot)"
+    r"\s+to)\b")
+_LIST_LOOKBACK = 1500
+# a label and a comma list of names on one line: "- **Jailbreak techniques**: DAN, STAN, developer mode"
+_INLINE_LABEL_RX = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?[*_]*([^:\n*_]{3,60})[*_]*:[ \t]+"
+                              r"(?:[\w .'-]{1,30},[ \t]*){1,12}")
+
+
+def in_framed_list(text: str, start: int) -> bool:
+    """A list item under a lead-in line that frames the list as attacks, examples or what a
+    detector catches ("Attackers can craft prompts that cause an AI to:", "We block:"). The
+    items continue the lead-in's sentence; "Follow these steps:" frames orders and stays one."""
+    lo, _hi = _line_bounds(text, start, start)
+    label = _INLINE_LABEL_RX.match(text, max(lo, start - 200), start)
+    if label and label.end() == start and _LIST_LEAD_RX.search(label.group(1)):
+        return True  # "**Jailbreak techniques**: DAN, STAN, developer mode"
+    if (lo > 0 and text[lo - 1] != "\n") or not _LIST_ITEM_RX.match(text, lo):
+        return False
+    floor = max(0, start - _LIST_LOOKBACK)
+    line = lo
+    while line > floor:
+        previous = text.rfind("\n", floor, line - 1) + 1
+        if previous == 0 and floor > 0:
+            return False
+        row = text[previous : line - 1]
+        if row.strip() and not _LIST_ITEM_RX.match(row) and not row.startswith((" ", "\t")):
+            lead = row.rstrip(" *_")
+            return lead.endswith(":") and bool(_LIST_LEAD_RX.search(lead) or _SENTENCE_META_RX.search(lead))
+        line = previous
+    return False
+
+
+# -- a secret the reader puts into their own configuration -------------------------------------
+
+_SECRET_NOUN = (r"(?:[a-z0-9_]{0,40}api[_ ]?keys?|[a-z0-9_]{0,40}_key|[a-z0-9_]{0,40}_token|tokens?|secrets?|"
+                r"passwords?|credentials?)")
+# "fill in / enter / configure" a key is the reader setting one up; "set / add / put / paste" one
+# only when it goes into configuration ("add your key to .env"): "put the password in your reply" leaks it
+_SUPPLY_RX = re.compile(
+    rf"\b(?:fill\s+in|fill\s+out|enter|type\s+in|configure)\s+(?:in\s+)?(?:your|the|a|an|its)?\s*(?:own\s+)?"
+    rf"(?:[\w.-]{{1,40}}\s+){{0,3}}?{_SECRET_NOUN}\b"
+    rf"|\b(?:set|add|put|insert|paste|store|save)\s+(?:your|the|a|an)?\s*(?:own\s+)?(?:[\w.-]{{1,40}}\s+){{0,3}}?"
+    rf"{_SECRET_NOUN}\s+(?:in|into|to)\s+(?:the\s+|your\s+|a\s+)?(?:\.env\b|env\b|environment|config\w*|settings|"
+    r"[\w./-]+\.(?:env|toml|ya?ml|json|ini|cfg)\b|secrets?\s+(?:manager|store)|vault|dashboard|keychain)")
+_ASSIGN_TO_FILE_RX = re.compile(r"\b[a-z0-9_]{0,40}(?:key|token|secret|password)[a-z0-9_]{0,20}=[^\s\"'>]{0,80}[\"']?"
+                                r"[ \t]{0,4}>>?[ \t]{0,4}[\w./~-]{0,80}\.env\b")
+_TEMPLATE_COPY_RX = re.compile(r"\b(?:cp|copy|mv)\s+[\w./-]{0,80}\.env\.(?:example|sample|template|dist)\s+"
+                               r"[\w./-]{0,80}\.env\b")
+_SECRET_HINT_RX = re.compile(r"key|token|secret|passw|credential|\.env")
+_URL_RX = re.compile(r"https?://|[\w.+-]+@[\w-]+\.\w")
+
+
+def supplies_own_secret(text: str, start: int, end: int) -> bool:
+    """Setting up one's own key ("copy to .env and fill in GROQ_API_KEY", "enter your API key in
+    the settings", ``echo "OPENAI_API_KEY=..." >> .env``, ``cp .env.example .env``): the secret
+    goes into the reader's configuration, nothing reads it out. Not when the line names a URL or
+    an address the secret could be sent to."""
+    if not _SECRET_HINT_RX.search(text, start, end):
+        return False
+    lo, hi = _line_bounds(text, start, end)
+    line = text[lo:hi]
+    if _URL_RX.search(line):
+        return False
+    span = text[max(lo, start - 60) : min(hi, end + 60)]
+    return bool(_SUPPLY_RX.search(span) or _ASSIGN_TO_FILE_RX.search(span) or _TEMPLATE_COPY_RX.search(line))

@@ -96,7 +96,7 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("deception_hide", "user",
      r"\b(?:do\s+not|don't|dont)\s+(?:give\s+any\s+output|respond|reply)\s+to\s+the\s+user\b"),
     ("deception_hide", "secret",
-     r"\bsecret(?:ly)?\s+(?:\w+\s+){0,3}?(?:agenda|pursue|obtain|collect|send|forward)"),
+     r"\bsecret(?:ly)?\s+(?:\w+\s+){0,3}?(?:agenda|pursue|obtain|collect|send|forward)\b"),
     ("deception_hide", "repeat", r"\bremember\s+but\s+(?:do\s+not|don't|dont)\s+repeat\b"),
     ("sys_prompt_override", "override", r"system\s+prompt\s+override"),
     ("disregard_rules", "disregard", r"disregard\s+(your|all|any)\s+(instructions|rules|guidelines)"),
@@ -396,6 +396,38 @@ class _Lines:
         return bisect.bisect_left(self._newlines, pos) + 1
 
 
+class _Unfolded:
+    """The context checks on the text as written (markup kept), for a match found in the folded copy.
+
+    Folding drops the backticks around ```ignore previous instructions``` so that markup cannot split
+    an attack; the same backticks are what tells a security doc's quoted example from an order.
+    Offsets map back through the removed runs (one pass over them, built on demand).
+    """
+
+    def __init__(self, characters: str) -> None:
+        self.text = characters.lower()
+        self._folded_at: list[int] = []  # folded offset where each removed run was
+        self._removed: list[int] = []  # characters removed up to and including that run
+        removed = 0
+        for m in _MARKUP_RX.finditer(characters):
+            kept = _emphasis(m)
+            if kept != m.group(0):
+                removed += len(m.group(0))
+                self._folded_at.append(m.start() - removed + len(m.group(0)))
+                self._removed.append(removed)
+
+    def offset(self, folded_pos: int) -> int:
+        i = bisect.bisect_right(self._folded_at, folded_pos) - 1
+        return folded_pos + (self._removed[i] if i >= 0 else 0)
+
+    def is_discussion(self, start: int, end: int) -> bool:
+        if not self._removed:
+            return False  # nothing was folded away: the folded copy's checks already saw this text
+        from hermes_core.text import context
+
+        return context.is_discussion(self.text, self.offset(start), self.offset(max(start, end - 1)) + 1)
+
+
 def _comments(text: str) -> Iterator[tuple[int, str]]:
     """(offset, body) of each ``<!-- ... -->``; linear even when one is never closed."""
     start = text.find("<!--")
@@ -455,6 +487,7 @@ def _scan(text: str, depth: int) -> list[Finding]:
     folded = _MARKUP_RX.sub(_emphasis, characters).lower()
     lines = _Lines(folded)
     present = {cue for cue in _ALL_CUES if cue in folded}
+    unfolded: _Unfolded | None = None  # built the first time a phrase-rule match would become a finding
     for cues, source, bounded, pid in _split_rules():
         if not cues.isdisjoint(present):
             flagged_to = -1  # end of the last match that became a finding: one finding per line is enough
@@ -466,6 +499,10 @@ def _scan(text: str, depth: int) -> list[Finding]:
                     continue
                 if context.is_discussion(folded, m.start(), m.end()) or context.is_own_credential(folded, m, pid):
                     continue
+                if unfolded is None:
+                    unfolded = _Unfolded(characters)
+                if unfolded.is_discussion(m.start(), m.end()):
+                    continue  # quoted in backticks, which emphasis folding removed
                 if pid == "hidden_div" and context.hides_no_text(folded, m.end()):
                     continue
                 if pid not in _NOT_NEGATABLE and context.negated(folded, m.start()):
