@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-_META_RX = re.compile(
+from hermes_core.text.lazy_regex import LazyPattern
+
+_META_RX = LazyPattern(
     r"(?:\be\.g\.|\b(?:attacks?|attackers?|injections?|injected|inject|malicious|payloads?|jailbreaks?|examples?|such\s+as|"
     r"like|detects?|detected|flags?|blocks?|rejects?|refuses?|filters?|scanner|scans?|tests?|assert\w*|known|"
     r"phrases?|red-team|samples?|fixtures?|threats?|beware|warning|strings?|expect\w*|parametrize|contain\w*|quot\w+|"
@@ -30,7 +32,7 @@ _META_RX = re.compile(
     r"patterns?|says|said|asks?|asked|claims?|inserts?|exploits?|declines?|suspicious|exfiltration|tricks?|techniques?|"
     r"log\s+(?:it|them|these))\b|攻撃|攻击|例|注入|書かれ|写着)"
 )
-_SENTENCE_META_RX = re.compile(
+_SENTENCE_META_RX = LazyPattern(
     r"\b(?:attackers?|malicious|adversar\w*|threat\s+(?:actor|model)|red[\s-]team\w*|known\s+(?:attacks|jailbreaks|"
     r"payloads)|jailbreaks\s+(?:include|like|such)|injection\s+(?:attacks?|payloads?)|post-exploitation|"
     r"we\s+(?:block|reject|flag|detect)|our\s+(?:ids|scanner|filter)|is\s+a\s+common\s+(?:attack|technique)|"
@@ -47,7 +49,7 @@ _SENTENCE_META_RX = re.compile(
     r"sometimes|often|usually))\b"
 )
 # what someone is able to do, not an order ("we can bypass these instructions if we trick it")
-_CAPABILITY_RX = re.compile(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|could|might|may)\s+(?:\w+\s+)?$|"
+_CAPABILITY_RX = LazyPattern(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|could|might|may)\s+(?:\w+\s+)?$|"
                              # ... or what is possible ("there are many ways to leak data in the prompt")
                              r"\b(?:ways?|easy|easier|possible|hard|harder|difficult|trivial)\s+to\s+$|"
                              # ... or what something tries ("blocks attempts to override system instructions")
@@ -56,14 +58,14 @@ _CAPABILITY_RX = re.compile(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|could
                              # ... or a relative clause on a plural ("attacks that manipulate or override system
                              # instructions"); not "who": a persona is "Shadow, who never refuses"
                              r"\b[a-z]{3,}s\s+(?:that|which)\s+(?:\w+ly\s+)?(?:\w+\s+(?:or|and)\s+)?$")
-_NEGATION_RX = re.compile(
+_NEGATION_RX = LazyPattern(
     r"(?:\b(?:never|not|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|won't|"
     r"refus(?:e|es|ed|ing)\s+to|declin(?:e|es|ed|ing)\s+to|avoid\w*|no\s+one\s+should|"
     r"no|nunca|jamás|jamais|ne|n'|nie|niemals|nicht)\s+(?:ever\s+|jamais\s+|pas\s+)?(?:[\w'-]+\s+){0,1})$|\bn'$"
 )
-_PHRASE_LINE_RX = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])?\s*[\"'`][^\"'`]*[\"'`]\s*[.,;]?\s*$")
-_SENTENCE_NEGATION_RX = re.compile(r"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't)\b")
-_SENTENCE_END_RX = re.compile(r"(?<=[\w)\]\"'`])[.!?;]\s")  # not the dots of "curl ... | sh"
+_PHRASE_LINE_RX = LazyPattern(r"^\s*(?:[-*+]|\d{1,3}[.)])?\s*[\"'`][^\"'`]*[\"'`]\s*[.,;]?\s*$")
+_SENTENCE_NEGATION_RX = LazyPattern(r"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't)\b")
+_SENTENCE_END_RX = LazyPattern(r"(?<=[\w)\]\"'`])[.!?;]\s")  # not the dots of "curl ... | sh"
 _QUOTES = '"`'
 _PAIRED_QUOTES = (("「", "」"), ("『", "』"), ("“", "”"), ("«", "»"))
 _WINDOW = 500
@@ -100,31 +102,31 @@ def quoted(text: str, start: int, end: int) -> bool:
 
 # Verbs that are nouns too: after a determiner ("the output above", "your output before sending")
 # or as a label ("**Live output**: set ..."), they give no order.
-_NOUN_VERB_RX = re.compile(r"(?:output|print|display|dump|list|return|show|copy|repeat|report|log|read|type|open|"
+_NOUN_VERB_RX = LazyPattern(r"(?:output|print|display|dump|list|return|show|copy|repeat|report|log|read|type|open|"
                            r"include|send|post|upload|paste|leak)\b")
-_DETERMINER_RX = re.compile(r"\b(?:the|your|its|this|that|an?|my|our|their|any|model's)\s+$")
-_LABEL_RX = re.compile(r"\w*\*{0,2}\s*:")
-_EXAMPLE_LABEL_RX = re.compile(r"\s*\(\s*(?:e\.g\.\s*|like\s+|such\s+as\s+)?[\"'`\u201c]")
-_FENCE_OPEN_RX = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})", re.MULTILINE)
-_DIAGRAM_FENCE_RX = re.compile(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*(?:mermaid|plantuml|puml|dot|graphviz|csv|tsv)\b")
+_DETERMINER_RX = LazyPattern(r"\b(?:the|your|its|this|that|an?|my|our|their|any|model's)\s+$")
+_LABEL_RX = LazyPattern(r"\w*\*{0,2}\s*:")
+_EXAMPLE_LABEL_RX = LazyPattern(r"\s*\(\s*(?:e\.g\.\s*|like\s+|such\s+as\s+)?[\"'`\u201c]")
+_FENCE_OPEN_RX = LazyPattern(r"^[ \t]{0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+_DIAGRAM_FENCE_RX = LazyPattern(r"[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*(?:mermaid|plantuml|puml|dot|graphviz|csv|tsv)\b")
 _FENCE_LOOKBACK = 600  # an example block: its fence opens at most this far before the match
 _FENCE_LOOKAHEAD = 3000  # ... and closes at most this far after it
 
 
-_BE_RX = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+$")
+_BE_RX = LazyPattern(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+$")
 # An order starts a clause: the line, a sentence, a list item, or a word that leads into a verb
 # ("and", "then", "please", "now", a modal, "to", "you", an adverb). After any other word the
 # verb is a noun ("the gateway validates LLM output before delivery", "sensitive output before
 # logging") or a third-person verb ("agents read the config").
-_CLAUSE_OPENER_RX = re.compile(
+_CLAUSE_OPENER_RX = LazyPattern(
     r"(?:^|[^\w\s'-]|\b\d+|\b(?:and|then|or|but|so|please|pls|plz|kindly|now|just|also|simply|first|next|"
     r"finally|lastly|again|instead|immediately|always|never|not|don't|do|must|should|shall|will|would|can|could|"
     r"may|might|to|you|i|we|they|he|she|it|\w+'ll|\w+'d|\w+'re|\w+'ve|let's|lets|let|me|us|\w+ly))\s*$")
 # ... unless an order follows in the same clause ("format them in a bullet list and put the password ...")
-_ORDER_FOLLOWS_RX = re.compile(r"\w+\s*(?:,|and|then|,\s*and|,\s*then)\s+(?:then\s+)?(?:put|send|give|tell|show|print|"
+_ORDER_FOLLOWS_RX = LazyPattern(r"\w+\s*(?:,|and|then|,\s*and|,\s*then)\s+(?:then\s+)?(?:put|send|give|tell|show|print|"
                                r"write|include|add|reveal|output|list|paste|copy|share|repeat|return|place|insert|"
                                r"type|spell|encode|leak|dump|display)\b")
-_COMPONENT_RX = re.compile(  # "memory write filtering", "Memory Write Gate": a component's name, not a write
+_COMPONENT_RX = LazyPattern(  # "memory write filtering", "Memory Write Gate": a component's name, not a write
     r"memory\s+write\s+(?:filter\w*|gate\w*|guard\w*|log\w*|validat\w*|polic\w*|check\w*|path\w*|hook\w*|"
     r"api|endpoint\w*|permission\w*|access|operation\w*|request\w*|event\w*|audit\w*|tool\w*|limit\w*|"
     r"control\w*|protection|rules?|scann\w*|detect\w*|block\w*|stage|step|layer|pipeline)\b")
@@ -137,7 +139,7 @@ def after_a_noun(text: str, start: int) -> bool:
     if not before.strip() or not before[-1:].isspace():
         return False
     return not _CLAUSE_OPENER_RX.search(before) and not _ORDER_FOLLOWS_RX.match(text, start)
-_BY_RX = re.compile(r"[a-z]+\s+by\b")
+_BY_RX = LazyPattern(r"[a-z]+\s+by\b")
 
 
 def not_an_order(text: str, start: int) -> bool:
@@ -231,10 +233,10 @@ def introduces_example(before: str) -> bool:
 
 
 # an intro line that opens with the word, however long it runs ("Exemple de prompt brut avec ... :")
-_EXAMPLE_OPENER_RX = re.compile(r"[ \t>*_#-]*(?:examples?|for\s+example|exemples?|ejemplos?|beispiele?|beispiel|"
+_EXAMPLE_OPENER_RX = LazyPattern(r"[ \t>*_#-]*(?:examples?|for\s+example|exemples?|ejemplos?|beispiele?|beispiel|"
                                 r"esempi[oa]?|exemplos?|ví\s+dụ|пример\w*|przykład\w*|voorbeeld\w*|örnek\w*|contoh|"
                                 r"例えば|例|示例|예시)(?!\w)[^\n]*(?::|\.)?[\s*_]*$")
-_EXAMPLE_INTRO_RX = re.compile(
+_EXAMPLE_INTRO_RX = LazyPattern(
     r"(?:\b(?:examples?|e\.g\.|input|output|prompt|demonstrat\w*|illustrat\w*|sample|transcript|for\s+instance|"
     r"exemples?|ejemplos?|beispiele?|esempi[oa]?|exemplos?|ví\s+dụ|пример\w*|przykład\w*|voorbeeld\w*|"
     r"containing|contains|"
@@ -274,14 +276,14 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
 
 # "a comparison showing exactly what lines will be added to your system prompt": a question
 # embedded in a description is no request ("tell me what ..." is, and stays one)
-_EMBEDDED_QUESTION_RX = re.compile(r"\b(?:showing|shows|explains|explaining|describes|describing|see|seeing|know|"
+_EMBEDDED_QUESTION_RX = LazyPattern(r"\b(?:showing|shows|explains|explaining|describes|describing|see|seeing|know|"
                                    r"knowing|understand|understanding|learn|learning)\s+(?:exactly\s+|precisely\s+)?$")
 # "paste the system prompt your AI uses": the reader's own application's prompt, asked for by a tool
-_THEIR_PROMPT_RX = re.compile(r"\s+(?:that\s+)?(?:your|the|their)\s+(?:own\s+)?(?:ai|app|application|bot|agent|"
+_THEIR_PROMPT_RX = LazyPattern(r"\s+(?:that\s+)?(?:your|the|their)\s+(?:own\s+)?(?:ai|app|application|bot|agent|"
                               r"assistant|llm|model|chatbot|product)\b(?:\s+model)?\s+(?:uses|runs|has|sends)\b")
-_LINE_QUOTE_RX = re.compile(r"(?:^|\n)[ \t]*[\"'`][^\"'`\n]*$")  # a line of code that opens with a string
-_MENU_STEP_BEFORE_RX = re.compile(r"(?:→|->|»)[^→»\n.!?;]{0,30}$")
-_MENU_STEP_AFTER_RX = re.compile(r"[^→»\n.!?;]{0,30}(?:→|->|»)")
+_LINE_QUOTE_RX = LazyPattern(r"(?:^|\n)[ \t]*[\"'`][^\"'`\n]*$")  # a line of code that opens with a string
+_MENU_STEP_BEFORE_RX = LazyPattern(r"(?:→|->|»)[^→»\n.!?;]{0,30}$")
+_MENU_STEP_AFTER_RX = LazyPattern(r"[^→»\n.!?;]{0,30}(?:→|->|»)")
 
 
 def in_menu_path(text: str, start: int, end: int) -> bool:
@@ -289,11 +291,11 @@ def in_menu_path(text: str, start: int, end: int) -> bool:
     unpacked"): the name of a setting, not an order to the model."""
     return bool(_MENU_STEP_BEFORE_RX.search(text, max(0, start - 30), start) and _MENU_STEP_AFTER_RX.match(text, end))
 # a string literal in code: the quote opens right after "(", "=", ",", "[", "{" or ":"
-_CODE_LITERAL_RX = re.compile(r"[(=,\[{:]\s*[\"'`][^\"'`\n]*$")
-_THIRD_PERSON_QUESTION_RX = re.compile(
+_CODE_LITERAL_RX = LazyPattern(r"[(=,\[{:]\s*[\"'`][^\"'`\n]*$")
+_THIRD_PERSON_QUESTION_RX = LazyPattern(
     r"(?:^|[\s*>(])(?:can|could|will|would|do|does|did|should|is|are|may|might)\s+(?:they|he|she|"
     r"(?:the|an?|this|that|my|our|their)\s+[\w-]+)\b")
-_ANSWER_RX = re.compile(r"\?[*_]*\s+(?:\*\*)?(?:a\s*[:.]|answer\b|yes\b|no\b|only\b|it\b|they\b|because\b|usually\b|"
+_ANSWER_RX = LazyPattern(r"\?[*_]*\s+(?:\*\*)?(?:a\s*[:.]|answer\b|yes\b|no\b|only\b|it\b|they\b|because\b|usually\b|"
                         r"often\b|in\s+(?:our|most)\b|keep\b)")
 
 
@@ -319,11 +321,11 @@ def negated(text: str, start: int) -> bool:
     return bool(_NEGATION_RX.search(text, max(lo, start - 40), start))
 
 
-_BEARER_RX = re.compile(
+_BEARER_RX = LazyPattern(
     r"(?:authorization\s*:\s*(?:bearer|token|basic)?|bearer|token|x-api-key\s*:|api-key\s*:|private-token\s*:|"
     r"api_key\s*=|(?:--user|(?<![\w-])-u)\s*[\"']?(?:\$\{?\w+\}?:)?)\s*[\"'`]?\s*(?:\$?\{)?\s*$"
 )
-_SECRET_REF_RX = re.compile(
+_SECRET_REF_RX = LazyPattern(
     r"\$\{?\w*(?:key|token|secret|password|passwd|credentials?|api)\w*|process\.env\.\w+|os\.environ\[[^\]]{0,40}\]")
 
 
@@ -337,7 +339,7 @@ def is_own_credential(text: str, match: re.Match[str], pattern_id: str) -> bool:
     return bool(refs) and all(_BEARER_RX.search(segment[max(0, r.start() - 40) : r.start()]) for r in refs)
 
 
-_HIDDEN_CLOSE_RX = re.compile(r"</\s*(?:div|span|p|font)\s*>")
+_HIDDEN_CLOSE_RX = LazyPattern(r"</\s*(?:div|span|p|font)\s*>")
 _HIDDEN_LOOKAHEAD = 500
 
 
@@ -358,10 +360,10 @@ def hides_no_text(text: str, end: int) -> bool:
 
 # -- structure that frames a phrase as data: tables, lists under a lead-in, diagrams -------------
 
-_TABLE_ROW_RX = re.compile(r"[ \t]*\|[^\n]*\|[ \t]*$")
-_TABLE_RULE_RX = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}")
+_TABLE_ROW_RX = LazyPattern(r"[ \t]*\|[^\n]*\|[ \t]*$")
+_TABLE_RULE_RX = LazyPattern(r"[ \t]*\|?[ \t]*:?-{3,}")
 # a column that holds phrases, prompts or examples: its rows are data, not orders
-_DATA_COLUMN_RX = re.compile(
+_DATA_COLUMN_RX = LazyPattern(
     r"\b(?:prompts?|payloads?|inputs?|examples?|patterns?|attacks?|techniques?|categor(?:y|ies)|phrases?|text|"
     r"quer(?:y|ies)|strings?|samples?|triggers?|vectors?|jailbreaks?|injections?|canonical|keywords?|signals?|"
     r"rules?|detect\w*|threats?|risks?|types?|labels?|tests?|cases?|attempts?|description|message|content|"
@@ -395,9 +397,9 @@ def in_data_table(text: str, start: int) -> bool:
     return header is not None and bool(_DATA_COLUMN_RX.search(header))
 
 
-_LIST_ITEM_RX = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+_LIST_ITEM_RX = LazyPattern(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 # what a lead-in line says about the list under it ("Attackers may try to:", "Common payloads include:")
-_LIST_LEAD_RX = re.compile(
+_LIST_LEAD_RX = LazyPattern(
     r"\b(?:attacks?|attackers?|attacker's|inject\w*|payloads?|jailbreaks?|malicious|adversar\w*|examples?|e\.g\.|"
     r"such\s+as|techniques?|patterns?|phrases?|known|common(?:ly)?|detects?|detected|detection|flags?|flagged|blocks?|"
     r"blocked|catches|caught|rejects?|rejected|looks?\s+for|watch\s+for|threats?|risks?|vectors?|categor(?:y|ies)|"
@@ -407,7 +409,7 @@ _LIST_LEAD_RX = re.compile(
     r"\s+to)\b")
 _LIST_LOOKBACK = 1500
 # a label and a comma list of names on one line: "- **Jailbreak techniques**: DAN, STAN, developer mode"
-_INLINE_LABEL_RX = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?[*_]*([^:\n*_]{3,60})[*_]*:[ \t]+"
+_INLINE_LABEL_RX = LazyPattern(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?[*_]*([^:\n*_]{3,60})[*_]*:[ \t]+"
                               r"(?:[\w .'-]{1,30},[ \t]*){1,12}")
 
 
@@ -441,18 +443,18 @@ _SECRET_NOUN = (r"(?:[a-z0-9_]{0,40}api[_ ]?keys?|[a-z0-9_]{0,40}_key|[a-z0-9_]{
                 r"passwords?|credentials?)")
 # "fill in / enter / configure" a key is the reader setting one up; "set / add / put / paste" one
 # only when it goes into configuration ("add your key to .env"): "put the password in your reply" leaks it
-_SUPPLY_RX = re.compile(
+_SUPPLY_RX = LazyPattern(
     rf"\b(?:fill\s+in|fill\s+out|enter|type\s+in|configure)\s+(?:in\s+)?(?:your|the|a|an|its)?\s*(?:own\s+)?"
     rf"(?:[\w.-]{{1,40}}\s+){{0,3}}?{_SECRET_NOUN}\b"
     rf"|\b(?:set|add|put|insert|paste|store|save)\s+(?:your|the|a|an)?\s*(?:own\s+)?(?:[\w.-]{{1,40}}\s+){{0,3}}?"
     rf"{_SECRET_NOUN}\s+(?:in|into|to)\s+(?:the\s+|your\s+|a\s+)?(?:\.env\b|env\b|environment|config\w*|settings|"
     r"[\w./-]+\.(?:env|toml|ya?ml|json|ini|cfg)\b|secrets?\s+(?:manager|store)|vault|dashboard|keychain)")
-_ASSIGN_TO_FILE_RX = re.compile(r"\b[a-z0-9_]{0,40}(?:key|token|secret|password)[a-z0-9_]{0,20}=[^\s\"'>]{0,80}[\"']?"
+_ASSIGN_TO_FILE_RX = LazyPattern(r"\b[a-z0-9_]{0,40}(?:key|token|secret|password)[a-z0-9_]{0,20}=[^\s\"'>]{0,80}[\"']?"
                                 r"[ \t]{0,4}>>?[ \t]{0,4}[\w./~-]{0,80}\.env\b")
-_TEMPLATE_COPY_RX = re.compile(r"\b(?:cp|copy|mv)\s+[\w./-]{0,80}\.env\.(?:example|sample|template|dist)\s+"
+_TEMPLATE_COPY_RX = LazyPattern(r"\b(?:cp|copy|mv)\s+[\w./-]{0,80}\.env\.(?:example|sample|template|dist)\s+"
                                r"[\w./-]{0,80}\.env\b")
-_SECRET_HINT_RX = re.compile(r"key|token|secret|passw|credential|\.env")
-_URL_RX = re.compile(r"https?://|[\w.+-]+@[\w-]+\.\w")
+_SECRET_HINT_RX = LazyPattern(r"key|token|secret|passw|credential|\.env")
+_URL_RX = LazyPattern(r"https?://|[\w.+-]+@[\w-]+\.\w")
 
 
 def supplies_own_secret(text: str, start: int, end: int) -> bool:
