@@ -6,6 +6,7 @@ read ``plugins.disabled`` and the selected names without paying for model valida
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -30,15 +31,7 @@ def load_raw_config(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
-    import yaml  # only when there is a file to parse: keeps `hermes-core plugins` quick
-
-    try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}{where}: not valid YAML: {problem}") from None
+    data = _parse_yaml(path, text)
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -48,6 +41,50 @@ def load_raw_config(path: Path) -> dict[str, Any]:
     if depth_exceeds(data, MAX_JSON_DEPTH):
         raise ConfigError(f"{path}: nested deeper than {MAX_JSON_DEPTH} levels; config is a few levels deep")
     return data
+
+
+def _parse_yaml(path: Path, text: str) -> Any:
+    """PyYAML's reading of ``text``, remembered by the text's SHA-256 between processes.
+
+    Importing PyYAML is most of what reading a small config costs a short command (its
+    reader compiles a large Unicode class at import). The answer for the same bytes is
+    always the same, so a value JSON holds exactly (mappings with string keys, lists,
+    strings, numbers, booleans, null) is kept in :mod:`hermes_core.config.user_cache`; anything
+    else (dates, other keys, errors) is parsed every time.
+    """
+    from hermes_core.config import user_cache
+
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    name = "config-parse.json"  # the last file read: a key of its bytes, wherever it lives
+    cached = user_cache.read(name)
+    if isinstance(cached, dict) and cached.get("sha256") == digest and "data" in cached:
+        return cached["data"]
+    import yaml  # only when there is a file to parse: keeps `hermes-core plugins` quick
+
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}{where}: not valid YAML: {problem}") from None
+    if _json_exact(data):
+        user_cache.write(name, {"sha256": digest, "data": data})
+    return data
+
+
+def _json_exact(value: Any, depth: int = 0) -> bool:
+    """Whether JSON gives ``value`` back equal and of the same types (NaN and infinities are
+    refused when it is written)."""
+    if depth > 64:
+        return False
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True
+    if isinstance(value, list):
+        return all(_json_exact(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_exact(v, depth + 1) for k, v in value.items())
+    return False
 
 
 def env_flag(name: str) -> bool:
