@@ -14,9 +14,9 @@ from typing import Any
 
 class LazyPattern:
     """Stands in for ``re.compile(pattern, flags)``: its attributes are the compiled
-    pattern's, and the first one asked for compiles it."""
-
-    __slots__ = ("_compiled", "_flags", "pattern")
+    pattern's, and the first one asked for compiles it. Each attribute read through the
+    compiled pattern is kept on this object, so later reads (``RX.search`` in a loop) are
+    plain attribute lookups that never come back here."""
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern = pattern
@@ -27,4 +27,6 @@ class LazyPattern:
         compiled = self._compiled
         if compiled is None:
             compiled = self._compiled = re.compile(self.pattern, self._flags)
-        return getattr(compiled, name)
+        value = getattr(compiled, name)
+        setattr(self, name, value)
+        return value
