@@ -32,6 +32,9 @@ FRESH_SETS = frozenset({"benign_fresh", "own_attacks_fresh"})
 #: ... and the third round's, written after the second round's test halves were scored
 FRESH2_SEED = "hermes-scan-fresh-2"
 FRESH2_SETS = frozenset({"benign_fresh_2", "own_attacks_fresh_2"})
+#: ... and the fourth round's, written by people who had not read the rules or any earlier set
+FRESH3_SEED = "hermes-scan-fresh-3"
+FRESH3_SETS = frozenset({"benign_fresh_3", "own_attacks_fresh_3"})
 #: Public attack sets read from a cache (Tensor Trust, BIPIA: attack_sets.py), split by a seed of their own
 PUBLIC3_SEED = "hermes-scan-public-3"
 PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bipia_code", "bipia_text_relevant",
@@ -67,7 +70,7 @@ def side(item: Item) -> str:
     if item.set in HELDOUT_SETS:
         return "test"
     seed = (FRESH_SEED if item.set in FRESH_SETS else FRESH2_SEED if item.set in FRESH2_SETS
-            else PUBLIC3_SEED if item.set in PUBLIC3_SETS else SEED)
+            else FRESH3_SEED if item.set in FRESH3_SETS else PUBLIC3_SEED if item.set in PUBLIC3_SETS else SEED)
     return half(item.id, seed)
 
 
@@ -259,6 +262,14 @@ def own_attacks_fresh_2() -> list[Item]:
     return _jsonl(DATA / "attacks_fresh_2.jsonl", "own_attacks_fresh_2", True)
 
 
+def benign_fresh_3() -> list[Item]:
+    return _jsonl(DATA / "benign_fresh_3.jsonl", "benign_fresh_3", False)
+
+
+def own_attacks_fresh_3() -> list[Item]:
+    return _jsonl(DATA / "attacks_fresh_3.jsonl", "own_attacks_fresh_3", True)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
-    return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *own_attacks_fresh_2(), *benign_tricky(),
-            *benign_fresh(), *benign_fresh_2()]
+    return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *own_attacks_fresh_2(), *own_attacks_fresh_3(),
+            *benign_tricky(), *benign_fresh(), *benign_fresh_2(), *benign_fresh_3()]
