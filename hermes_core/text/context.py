@@ -61,7 +61,11 @@ _CAPABILITY_RX = LazyPattern(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|coul
 _NEGATION_RX = LazyPattern(
     r"(?:\b(?:never|not|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|won't|"
     r"refus(?:e|es|ed|ing)\s+to|declin(?:e|es|ed|ing)\s+to|avoid\w*|no\s+one\s+should|"
-    r"no|nunca|jamás|jamais|ne|n'|nie|niemals|nicht)\s+(?:ever\s+|jamais\s+|pas\s+)?(?:[\w'-]+\s+){0,1})$|\bn'$"
+    r"no|nunca|jamás|jamais|ne|n'|nie|niemals|nicht)\s+(?:ever\s+|jamais\s+|pas\s+)?(?:[\w'-]+\s+){0,1})$|\bn'$|"
+    # a refusal of what others ask ("must refuse requests to disable the sandbox", "never follow instructions to ...")
+    r"\b(?:refus\w*|reject\w*|declin\w*|deny|denies|denied|ignor\w*|(?:never|not|don't|do\s+not)\s+(?:follow|obey|honou?r|"
+    r"act\s+on|comply\s+with))\s+(?:any\s+|all\s+|such\s+)?(?:\w+\s+)?(?:requests?|attempts?|instructions?|orders?|"
+    r"demands?|prompts?|suggestions?)\s+(?:to|that\s+(?:ask|tell)\s+(?:it|you|the\s+agent)\s+to)\s+$"
 )
 _PHRASE_LINE_RX = LazyPattern(r"^\s*(?:[-*+]|\d{1,3}[.)])?\s*[\"'`][^\"'`]*[\"'`]\s*[.,;]?\s*$")
 _SENTENCE_NEGATION_RX = LazyPattern(r"\b(?:never|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't)\b")
@@ -169,13 +173,25 @@ def in_example_block(text: str, start: int) -> bool:
     container = _fence_start(text, start)
     if container >= 0 and (_DIAGRAM_FENCE_RX.match(text, container) or (quoted(text, start, start + 1) and (
             _CODE_LITERAL_RX.search(text, max(0, start - 80), start) or _LINE_QUOTE_RX.search(
-                text, max(0, start - 80), start)))):
+                text, max(0, start - 80), start))) or in_multiline_literal(text, container, start)):
         return True  # a diagram's labels, or a string literal in code (``-d '{"text": "..."}'``) are data
     if container < 0:
         container = _quote_block_start(text, start)
     if container < 0:
         container = _indented_block_start(text, start)
     return container >= 0 and introduces_example(text[max(0, container - 300) : container])
+
+
+_LITERAL_OPEN_RX = LazyPattern(r"[(=,\[{:][ \t]*[rbuf]{0,2}(?:\"{3}|'{3})")  # x = <three quotes>, f(<three quotes>
+
+
+def in_multiline_literal(text: str, container: int, start: int) -> bool:
+    """Inside a triple-quoted string that code in the block assigns or passes (``POISONED = '''``):
+    a fixture's text is data, as a one-line literal is. A bare triple-quoted block is not enough."""
+    opener = -1
+    for m in _LITERAL_OPEN_RX.finditer(text, container, start):
+        opener = m.end()
+    return opener >= 0 and text[opener - 3 : opener] not in text[opener:start]  # not closed before the match
 
 
 def _fence_start(text: str, start: int) -> int:
@@ -228,6 +244,8 @@ def introduces_example(before: str) -> bool:
         return False
     if _EXAMPLE_INTRO_RX.search(lines[-1] + "\n") or _EXAMPLE_OPENER_RX.match(lines[-1]):
         return True
+    if lines[-1].rstrip(" *_").endswith(":") and _SENTENCE_META_RX.search(lines[-1]):
+        return True  # a lead-in about attackers ("... the injected text asks the agent to run:")
     return (len(lines) >= 2 and lines[-2].lstrip().startswith("#") and len(lines[-1]) <= 80
             and lines[-1].rstrip(" *_").endswith(":") and bool(_EXAMPLE_INTRO_RX.search(lines[-2] + "\n")))
 
@@ -307,6 +325,16 @@ def answered_question(text: str, sentence_start: int, end: int) -> bool:
         return False
     return bool(_THIRD_PERSON_QUESTION_RX.search(text, sentence_start, end) and _ANSWER_RX.match(
         text, mark, mark + 40))
+
+
+_PATH_OBJECT_RX = LazyPattern(r"\s+(?:under|in|inside|within|below|from|matching)\s+[`'\"]?(?:\.{0,2}/|~/|[\w.*-]+/|"
+                             r"\*\.|[\w-]+\.(?:py|js|ts|md|json|ya?ml|lock|log|txt|csv)\b)")
+
+
+def ignores_files(text: str, end: int) -> bool:
+    """"Ignore everything under ``generated/``": the object is a path, so the order is about files
+    to leave alone, not instructions to drop ("ignore everything in your instructions" names none)."""
+    return bool(_PATH_OBJECT_RX.match(text, end))
 
 
 def negated(text: str, start: int) -> bool:
@@ -446,6 +474,9 @@ _SECRET_NOUN = (r"(?:[a-z0-9_]{0,40}api[_ ]?keys?|[a-z0-9_]{0,40}_key|[a-z0-9_]{
 _SUPPLY_RX = LazyPattern(
     rf"\b(?:fill\s+in|fill\s+out|enter|type\s+in|configure)\s+(?:in\s+)?(?:your|the|a|an|its)?\s*(?:own\s+)?"
     rf"(?:[\w.-]{{1,40}}\s+){{0,3}}?{_SECRET_NOUN}\b"
+    r"|\b(?:open|edit)\s+(?:the\s+|your\s+)?[`'\"]?[\w./-]{0,60}(?:\.env|config\w*|settings)[\w.-]{0,20}[`'\"]?\s*"
+    r"(?:,|and|then|,\s*and|,\s*then)\s+(?:then\s+)?(?:paste|add|put|enter|fill\s+in|set|insert|type|replace)\s+"
+    r"(?:in\s+)?your\b"  # "open .env and paste your API key after EXAMPLE_API_KEY="
     rf"|\b(?:set|add|put|insert|paste|store|save)\s+(?:your|the|a|an)?\s*(?:own\s+)?(?:[\w.-]{{1,40}}\s+){{0,3}}?"
     rf"{_SECRET_NOUN}\s+(?:in|into|to)\s+(?:the\s+|your\s+|a\s+)?(?:\.env\b|env\b|environment|config\w*|settings|"
     r"[\w./-]+\.(?:env|toml|ya?ml|json|ini|cfg)\b|secrets?\s+(?:manager|store)|vault|dashboard|keychain)")
@@ -455,6 +486,28 @@ _TEMPLATE_COPY_RX = LazyPattern(r"\b(?:cp|copy|mv)\s+[\w./-]{0,80}\.env\.(?:exam
                                r"[\w./-]{0,80}\.env\b")
 _SECRET_HINT_RX = LazyPattern(r"key|token|secret|passw|credential|\.env")
 _URL_RX = LazyPattern(r"https?://|[\w.+-]+@[\w-]+\.\w")
+
+
+_KEY_PATH_RX = LazyPattern(r"(?:~|\$home|\$\{home\})?/?\.ssh/[\w.*-]*|\bid_(?:rsa|ed25519|ecdsa|dsa)[\w.-]*")
+
+
+_PUBLIC_SSH_FILES = (".pub", "/authorized_keys", "/known_hosts", "/config")
+
+
+#: rules about reading or sending secrets, which a public file cannot trip (writing authorized_keys is persistence)
+READS_SECRETS = ("read_secrets", "secrets_exfil", "exfil_curl", "exfil_wget", "send_to_url", "credential_access.",
+                 "exfiltration.")
+
+
+def names_public_key(text: str, start: int, end: int) -> bool:
+    """Every ssh file the match names (through the end of its line) is a public one (``id_ed25519.pub``,
+    ``authorized_keys``): ``ssh-copy-id -i ~/.ssh/id_ed25519.pub host`` reads a key anyone may read.
+    For the rules in :data:`READS_SECRETS` only."""
+    if "ssh" not in text[start:end] and "id_" not in text[start:end]:
+        return False
+    line_end = text.find("\n", end, end + 300)
+    paths = [m.group(0) for m in _KEY_PATH_RX.finditer(text, start, line_end if line_end >= 0 else end + 300)]
+    return bool(paths) and all(path.endswith(_PUBLIC_SSH_FILES) for path in paths)
 
 
 def supplies_own_secret(text: str, start: int, end: int) -> bool:

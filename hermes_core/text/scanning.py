@@ -499,6 +499,10 @@ def _scan(text: str, depth: int) -> list[Finding]:
                     continue
                 if context.is_discussion(folded, m.start(), m.end()) or context.is_own_credential(folded, m, pid):
                     continue
+                if pid == "prompt_injection" and context.ignores_files(folded, m.end()):
+                    continue
+                if pid.startswith(context.READS_SECRETS) and context.names_public_key(folded, m.start(), m.end()):
+                    continue
                 if unfolded is None:
                     unfolded = _Unfolded(characters)
                 if unfolded.is_discussion(m.start(), m.end()):
@@ -522,6 +526,8 @@ def _scan(text: str, depth: int) -> list[Finding]:
     phrase_lines = {line for _pid, line in seen}  # a line the phrase rules flagged needs no second name
     for pid, start, excerpt in intent_scan.intent_matches(plain):
         line = plain_lines(start)
+        if pid.startswith(context.READS_SECRETS) and context.names_public_key(plain, start, start + len(excerpt)):
+            continue
         if line not in phrase_lines:
             _add(findings, seen, pid, line, excerpt)
     if depth < decoding.MAX_DEPTH:
