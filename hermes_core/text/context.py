@@ -30,7 +30,12 @@ _META_RX = LazyPattern(
     r"phrases?|red-team|samples?|fixtures?|threats?|beware|warning|strings?|expect\w*|parametrize|contain\w*|quot\w+|"
     r"wrote|written|canary|"
     r"patterns?|says|said|asks?|asked|claims?|inserts?|exploits?|declines?|suspicious|exfiltration|tricks?|techniques?|"
-    r"log\s+(?:it|them|these))\b|攻撃|攻击|例|注入|書かれ|写着)"
+    r"log\s+(?:it|them|these)|receives?|received|"
+    # the same words in Spanish, French and German ("si el modelo recibe «...»", "wenn eine Seite »...« enthält")
+    r"ejemplos?|ataques?|atacantes?|inyecci\w+|malicios\w+|detecta\w*|bloquea\w*|rechaza\w*|contiene\w*|recibe\w*|"
+    r"frases?|como|exemples?|attaques?|attaquants?|malveillant\w*|détect\w+|bloqu\w+|rejet\w+|contient|reçoit|comme|"
+    r"beispiel\w*|angriff\w*|angreifer\w*|bösartig\w*|erkennt|erkannt|blockiert|enthält|erhält|wie|sätze?|phrasen?"
+    r")\b|攻撃|攻击|例|注入|書かれ|写着)"
 )
 _SENTENCE_META_RX = LazyPattern(
     r"\b(?:attackers?|malicious|adversar\w*|threat\s+(?:actor|model)|red[\s-]team\w*|known\s+(?:attacks|jailbreaks|"
@@ -325,6 +330,29 @@ def answered_question(text: str, sentence_start: int, end: int) -> bool:
         return False
     return bool(_THIRD_PERSON_QUESTION_RX.search(text, sentence_start, end) and _ANSWER_RX.match(
         text, mark, mark + 40))
+
+
+_TITLE_WORD_RX = LazyPattern(r"[^\W\d_][\w'-]*")
+_SMALL_WORDS = frozenset("a an the and or nor of to in on for with by at as from into via vs is are be your my our its "
+                         "their this that".split())
+_TITLE_END_RX = LazyPattern(r"[^.:;!?*_\"\u201d)\]|\n\u2014]{0,60}")  # the rest of the title, to its punctuation
+_TITLE_OPENERS = "*_\"'`[\u201c("
+
+
+def titled(cased: str, start: int, end: int) -> bool:
+    """The match as written is (part of) a title: a paper's, a heading's, a link's ("*Ignore Previous
+    Prompt: Attack Techniques For Language Models*", "## Step 2: Paste Your System Prompt"). Every
+    word but the small ones is capitalized through to the title's punctuation, not all in capitals
+    (SHOUTING is how orders are given), and the title sits in emphasis, quotes, link text or a heading."""
+    tail = _TITLE_END_RX.match(cased, end)
+    words = _TITLE_WORD_RX.findall(cased, start, tail.end() if tail else end)
+    big = [w for i, w in enumerate(words) if i == 0 or w.lower() not in _SMALL_WORDS]
+    if len(words) < 2 or not all(w[0].isupper() for w in big) or all(w.isupper() for w in big):
+        return False
+    lo = cased.rfind("\n", max(0, start - _WINDOW), start) + 1
+    before = cased[lo:start]
+    opener = before.rstrip()[-1:]
+    return before.lstrip().startswith("#") or (opener != "" and opener in _TITLE_OPENERS)
 
 
 _PATH_OBJECT_RX = LazyPattern(r"\s+(?:under|in|inside|within|below|from|matching)\s+[`'\"]?(?:\.{0,2}/|~/|[\w.*-]+/|"

@@ -405,6 +405,7 @@ class _Unfolded:
     """
 
     def __init__(self, characters: str) -> None:
+        self.cased = characters
         self.text = characters.lower()
         self._folded_at: list[int] = []  # folded offset where each removed run was
         self._removed: list[int] = []  # characters removed up to and including that run
@@ -426,6 +427,11 @@ class _Unfolded:
         from hermes_core.text import context
 
         return context.is_discussion(self.text, self.offset(start), self.offset(max(start, end - 1)) + 1)
+
+    def titled(self, start: int, end: int) -> bool:
+        from hermes_core.text import context
+
+        return context.titled(self.cased, self.offset(start), self.offset(max(start, end - 1)) + 1)
 
 
 def _comments(text: str) -> Iterator[tuple[int, str]]:
@@ -507,6 +513,8 @@ def _scan(text: str, depth: int) -> list[Finding]:
                     unfolded = _Unfolded(characters)
                 if unfolded.is_discussion(m.start(), m.end()):
                     continue  # quoted in backticks, which emphasis folding removed
+                if unfolded.titled(m.start(), m.end()):
+                    continue  # a title, which lower-casing hid
                 if pid == "hidden_div" and context.hides_no_text(folded, m.end()):
                     continue
                 if pid not in _NOT_NEGATABLE and context.negated(folded, m.start()):
@@ -527,6 +535,8 @@ def _scan(text: str, depth: int) -> list[Finding]:
     for pid, start, excerpt in intent_scan.intent_matches(plain):
         line = plain_lines(start)
         if pid.startswith(context.READS_SECRETS) and context.names_public_key(plain, start, start + len(excerpt)):
+            continue
+        if len(plain) == len(characters) and context.titled(characters, start, start + len(excerpt)):
             continue
         if line not in phrase_lines:
             _add(findings, seen, pid, line, excerpt)
