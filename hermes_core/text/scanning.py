@@ -59,10 +59,11 @@ _W = r"(?:[\w'-]+\s+)"  # one filler word
 _PRIOR = (
     r"(?:previous|prior|above|earlier|preceding|former|initial|original|all|any|other|every|your|my|the|these|those)"
 )
-_RULES = (
-    r"(?:instructions?|directions?|rules|guidelines|prompts?|prompting|commands|text|context|info|information|"
-    r"messages?|requests?|evidence|data|input|constraints|restrictions|policies|programming|filters)"
+_RULE_NOUNS = (
+    r"instructions?|directions?|rules|guidelines|prompts?|prompting|commands|text|context|info|information|"
+    r"messages?|requests?|evidence|data|input|constraints|restrictions|policies|programming|filters"
 )
+_RULES = rf"(?:{_RULE_NOUNS})"
 _OVERRIDE = "ignore|disregard|forget|overlook|discard"
 _LEAK = "reveal|show|print|output|display|repeat|tell|give|provide|list|encode|share|dump|leak|spell|return|respond"
 # ".env" and ".env.local" hold secrets; ".env.example" and its kind are templates to read.
@@ -80,7 +81,10 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
      # "forget the earlier instructions about tabs" is a correction, not an override
      r"(?!\s+(?:about|regarding|concerning|on\s+how)\b)"),
     ("prompt_injection", _OVERRIDE,
-     rf"\b(?:{_OVERRIDE})\s+(?:(?:the|all|this)\s+)?(?:text\s+|everything\s+)?(?:above|before|previous)\b"),
+     rf"\b(?:{_OVERRIDE})\s+(?:(?:the|all|this)\s+)?(?:text\s+|everything\s+)?(?:above|before|previous)\b"
+     # "above"/"previous" standing alone, as the thing to drop; followed by a noun, the noun decides (the rule
+     # above): "ignore previous drafts in the thread" is an editing instruction
+     rf"(?!\s+(?!(?:and|then|or|but|it|this|that|all|of|in|to|{_RULE_NOUNS})\b)[a-z]{{3,}})"),
     ("prompt_injection", "ignore",
      r"\bignore\s+(?:everything|all\s+other|the\s+rest\s+of|the\s+(?:user|image|qr\s+code|system\s+prompting)\b"
      r"|(?:filters|safety|guardrails)\b|instructions\s*[,.]|(?:them|it|this|that)\s+and\s+instead\b)"),
@@ -120,7 +124,13 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("role_hijack", "you are now",
      r"\byou\s+are\s+now\s+(?:a|an|in|the|my|no\s+longer|dan|free|unrestricted)\b"),
     ("role_hijack", "from now on", r"\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must)\b"),
-    ("role_hijack", " mode", r"\b(?:developer|dan|god|jailbreak|jailbroken|unrestricted)\s+mode\b"),
+    ("role_hijack", " mode", r"\b(?:dan|god|jailbreak|jailbroken|unrestricted)\s+mode\b"),
+    # a product's developer mode is a setting the reader turns on: a label ("Developer mode: run npm run dev"),
+    # a feature described ("Developer mode disables caching"), a place in settings; the jailbreak puts the model in it
+    ("role_hijack", "developer mode",
+     r"\bdeveloper\s+mode\b(?!\s*[:*]|\s+(?:disables|enables|shows|adds|lets|allows|turns|is|makes|skips|keeps|logs|"
+     r"prints|runs|uses)\b)(?![^\n]{0,80}\b(?:settings|chrome|android|browser|device|toggle|localhost|npm|yarn|pnpm|"
+     r"cargo|extensions?)\b)"),
     ("role_hijack", "maintenance mode",
      r"\bmaintenance\s+mode\b[^\n]{0,40}\b(?:system|prompt|configuration)"),
     ("role_hijack", "do anything now", r"\bdo\s+anything\s+now\b"),
@@ -128,7 +138,8 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
      r"\b(?:immerse\s+yourself\s+into|play)\s+the\s+role\s+of\s+(?:another|an?\s+evil)"),
     ("role_pretend", "pretend",
      r"\b(?:i\s+want\s+you\s+to|you\s+(?:are\s+going\s+to|will|must)|please)\s+pretend\b"
-     r"|\bpretend\s+(?:you\s+are|you're|that\s+you\s+are)\b|\bpretend\w*\s+not\s+to\s+know\b"),
+     # "pretend you're explaining this to a new hire" sets a tone: an activity, not an identity
+     r"|\bpretend\s+(?:you\s+are|you're|that\s+you\s+are)\b(?!\s+\w+ing\b)|\bpretend\w*\s+not\s+to\s+know\b"),
     ("role_hijack", "offline",
      r"\b(?:assistant|model)\s+is\s+(?:now\s+)?(?:in\s+error\s+and\s+)?offline\b"),
     ("role_hijack", "unrestricted", r"\bunrestricted\s+(?:ai|bot|model|assistant)\b"),
