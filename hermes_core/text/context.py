@@ -42,7 +42,8 @@ _SENTENCE_META_RX = LazyPattern(
     r"payloads)|jailbreaks\s+(?:include|like|such)|injection\s+(?:attacks?|payloads?)|post-exploitation|"
     r"we\s+(?:block|reject|flag|detect)|our\s+(?:ids|scanner|filter)|is\s+a\s+common\s+(?:attack|technique)|"
     # a model manipulated in the third person ("a way to make the assistant reveal its prompt")
-    r"(?:make|get|trick|cause|force|ask|tell|instruct|convince|persuade|coax)(?:s|ing)?\s+(?:the|an?)\s+"
+    r"(?:(?:make|get|trick|cause|force|ask|tell|instruct|convince|persuade|coax)(?:s|ing)?|made|got|tricked|caused|"
+    r"forced|asked|told|instructed|convinced|persuaded|coaxed)\s+(?:the|an?)\s+"
     r"(?:assistant|model|agent|ai|bot|chatbot|llm)|"
     # content that gives orders, described conditionally ("if a tool result tells you to ignore ...")
     r"if\s+(?:a|an|the|any|some)\s+[^.;\n]{0,60}?\b(?:tells?|asks?|instructs?|wants?|says)\b|"
