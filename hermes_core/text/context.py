@@ -26,7 +26,9 @@ from hermes_core.text.lazy_regex import LazyPattern
 
 _META_RX = LazyPattern(
     r"(?:\be\.g\.|\b(?:attacks?|attackers?|injections?|injected|inject|malicious|payloads?|jailbreaks?|examples?|such\s+as|"
-    r"like|detects?|detected|flags?|blocks?|rejects?|refuses?|filters?|scanner|scans?|tests?|assert\w*|known|"
+    # "tests" as in test code, not "before running the test suite" (a step, which says nothing of the quote)
+    r"like|detects?|detected|flags?|blocks?|rejects?|refuses?|filters?|scanner|scans?|"
+    r"tests?(?!\s+(?:suite|runs?|pass\w*|commands?|targets?))|assert\w*|known|"
     r"phrases?|red-team|samples?|fixtures?|threats?|beware|warning|strings?|expect\w*|parametrize|contain\w*|quot\w+|"
     r"wrote|written|canary|"
     r"patterns?|says|said|asks?|asked|claims?|inserts?|exploits?|declines?|suspicious|exfiltration|tricks?|techniques?|"
