@@ -270,6 +270,10 @@ _EXAMPLE_INTRO_RX = LazyPattern(
     r"(?:might|could|may|would|will)\s+(?:read|say|look)|reads)\b|例|示例|예시)[^\n]{0,40}(?::|\.)?[\s*_]*$")
 
 
+# a host name: its words are not discussion ("docs.example.com"); a path may be ("/detect")
+_ADDRESS_RX = LazyPattern(r"(?:https?://)?\b(?:[\w-]+\.)+(?:com|org|net|io|dev|example|test|invalid)\b")
+
+
 def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
     """The match is quoted in a line about attacks/examples/tests, or its sentence discusses attacks.
 
@@ -289,7 +293,7 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
         following = text[hi : text.find("\n", hi + 1, hi + _NEXT_CHARS) if hi < len(text) else hi]  # an assertion
         context = (text[max(0, lo - _PREVIOUS_CHARS) : lo] + line[: start - lo] + line[end - lo :]
                    + following).replace("_", " ")
-        if _META_RX.search(context):
+        if _META_RX.search(_ADDRESS_RX.sub(" ", context)):
             return True
     if _EMBEDDED_QUESTION_RX.search(text, max(0, start - 40), start) or _THEIR_PROMPT_RX.match(text, end):
         return True
