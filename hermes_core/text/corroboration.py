@@ -9,7 +9,9 @@ void the reader's guidance) and make the agent go along with it, which takes one
   summarizing this page", "Hinweis an KI-Assistenten", ``assistant:`` at a line start);
 * **concealment** ("quietly", "without telling the user", "so the reviewer only sees ...");
 * **claimed authority** ("the user already agreed", "pre-approved", "compliance
-  requirement", "the maintainers have updated ...").
+  requirement", "the maintainers have updated ...");
+* **a standing order** for later ("from now on, whenever you ...", "remember that ...", "in
+  all future sessions"): what a poisoned memory entry says.
 
 Ordinary files have either half alone: an AGENTS.md addresses agents and asks for ``make
 test``; a how-to names ``.env`` and API tokens for its reader. The pair within
@@ -62,12 +64,18 @@ _AUTHORITY_RX = LazyPattern(
     r"(?:maintainers?|administrators?|admins?|security\s+team|owners?)\s+(?:have\s+|has\s+)?(?:updated|changed|"
     r"require[sd]?|authori[sz]ed|instructed|approved)|"
     r"standard\s+onboarding|as\s+part\s+of\s+(?:the\s+)?(?:standard|required|mandatory))")
-SIGNALS = (("agent_address", _AGENT_ADDRESS_RX), ("concealment", _CONCEALMENT_RX), ("claimed_authority", _AUTHORITY_RX))
+_STANDING_ORDER_RX = LazyPattern(
+    r"\b(?:remember\s+(?:that|this|to|:)|(?:in|for)\s+(?:all\s+)?(?:future|later|subsequent)\s+(?:sessions|"
+    r"conversations|chats|tasks|runs)|from\s+now\s+on|every\s+time\s+you|whenever\s+you|each\s+time\s+you|permanently|"
+    r"(?:save|store|add|write)\s+(?:this|it|that)\s+(?:to|in)\s+(?:your\s+)?(?:memory|memories|notes))")
+SIGNALS = (("agent_address", _AGENT_ADDRESS_RX), ("concealment", _CONCEALMENT_RX), ("claimed_authority", _AUTHORITY_RX),
+           ("standing_order", _STANDING_ORDER_RX))
 
 # -- the sensitive act: a verb and what it acts on, the reader's guidance voided, or a cover story --------
-_VERB = (r"(?:send|upload|post|include|append|add|write|print|show|reveal|output|copy|paste|forward|transfer|pay|"
-         r"confirm|remove|delete|erase|wipe|clear|set|disable|turn\s+off|open|fetch|visit|run|execute|email|share|"
-         r"attach|export|dump|read|cat)")
+_VERB = (r"(?:(?:send|upload|post|append|add|print|show|reveal|output|forward|transfer|confirm|wipe|fetch|visit|email|"
+         r"attach|export|dump|read)(?:s|ed|ing)?|(?:includ|writ|past|remov|delet|eras|disabl|execut|shar)(?:e|es|ed|ing)|"
+         r"copy|copies|copied|copying|pay|pays|paid|paying|clear|clears|cleared|set|sets|setting|turn\s+off|open|opens|"
+         r"run|runs|running|cat|wrote|sent)")
 _SENSITIVE = (
     r"(?:\.env\b(?!\.(?:example|sample|template))|~/\.ssh|\bid_(?:rsa|ed25519)\b(?!\.pub)|\.aws/credentials|"
     r"\bcredentials\b|\bapi[\s_-]?keys?\b|\b(?:access|auth|api|bearer|github|session|refresh|deploy)\s+(?:tokens?|keys?)\b|"
@@ -87,6 +95,8 @@ _VOIDED = (r"(?:supersed\w*|disregard\w*|ignor\w*|void\w*|no\s+longer\s+appl\w*|
            r"ungültig|aufgehoben|ausschließlich|caduques?|annulées?|uniquement|無効|失効|失效|作废|无视|無視|忽略)")
 _ACT_RX = LazyPattern(
     rf"\b{_VERB}\b[^\n]{{0,80}}?{_SENSITIVE}"
+    r"|\b(?:skip|bypass|disable|turn\s+off|ignore)\w*\s+(?:the\s+|all\s+|any\s+)?(?:confirmation|approval|permission|"
+    r"safety|sandbox|review)\w*"
     rf"|{_GUIDANCE}[^\n.;!?]{{0,80}}?{_VOIDED}|{_VOIDED}[^\n.;!?]{{0,60}}?{_GUIDANCE}"
     r"|\bif\s+(?:they|the\s+user|anyone|someone)\s+asks?\b[^\n]{0,40}?\b(?:say|tell|claim|answer)\b")
 _NEGATION_RX = LazyPattern(r"\b(?:instead\s+of|rather\s+than|never|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|"
