@@ -54,7 +54,8 @@ _CONCEALMENT_RX = LazyPattern(
     r"so\s+(?:that\s+)?(?:the\s+)?(?:user|reviewer|owner|operator|maintainer|human|nobody|no\s+one|they)\s+"
     r"(?:only\s+sees?|won'?t|will\s+not|doesn'?t|does\s+not|never|can'?t|cannot)|"
     r"no\s+need\s+to\s+(?:tell|ask|inform|mention|confirm)|keep\s+(?:this|it)\s+(?:between\s+us|confidential|secret|"
-    r"quiet))")
+    r"quiet)|(?:do\s+not|don't|never)\s+(?:mention|tell|inform|notify|alert|show)\s+(?:this|it|that|the\s+user|them|"
+    r"anyone)\b)")
 _AUTHORITY_RX = LazyPattern(
     r"\b(?:(?:the\s+)?user\s+(?:has\s+)?already\s+(?:agreed|approved|consented|authori[sz]ed|confirmed|accepted)|"
     r"pre-?approved|pre-?authori[sz]ed|"
@@ -81,7 +82,7 @@ _SENSITIVE = (
     r"\bcredentials\b|\bapi[\s_-]?keys?\b|\b(?:access|auth|api|bearer|github|session|refresh|deploy)\s+(?:tokens?|keys?)\b|"
     r"\bcookies\b|\bpasswords?\b|\bprivate\s+keys?\b|"
     r"\bemail\s+address(?:es)?\b|\b(?:last|previous|earlier)\s+(?:\d+\s+)?messages\b|\bchat\s+history\b|"
-    r"\bconversation\s+(?:so\s+far|history|log|transcript)\b|\b(?:payment|transfer|purchase|wire)\b|"
+    r"\bconversation\s+(?:so\s+far|history|log|transcript)\b|\b(?:full|whole|entire)\s+(?:conversation|chat)\b|\b(?:payment|transfer|purchase|wire)\b|"
     r"\b\w*(?:confirm|approv|sandbox|safety|guard|scanner)\w*\s*[=:]\s*(?:false|0|off|no|none|never|disabled)\b|"
     r"\.(?:bashrc|zshrc|bash_profile|profile)\b|authorized_keys|\bcrontab\b|\bagents\.md\b|\bsoul\.md\b|"
     r"\bmemory\s+(?:file|entry|entries|store)\b|\b(?:shell|bash|zsh|command)\s+history\b|_history\b|"
