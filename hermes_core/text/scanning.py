@@ -143,6 +143,17 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     ("role_hijack", "offline",
      r"\b(?:assistant|model)\s+is\s+(?:now\s+)?(?:in\s+error\s+and\s+)?offline\b"),
     ("role_hijack", "unrestricted", r"\bunrestricted\s+(?:ai|bot|model|assistant)\b"),
+    # a new identity without rules, in other languages ("vous êtes désormais ... sans aucune règle", "ab jetzt bist
+    # du ... keine Einschränkungen", "a partir de ahora eres ... sin restricciones", "从现在起你是...没有任何限制")
+    ("role_hijack.intl", "désormais|maintenant|présent|jetzt|nun an|sofort|ahora|从现在|现在你|今から|これから",
+     r"\b(?:tu\s+es|vous\s+êtes)\s+(?:désormais|maintenant|à\s+présent)\b[^\n]{0,80}?\b(?:sans\s+(?:aucune\s+)?"
+     r"(?:règle|restriction|limite|filtre|censure)s?|aucune\s+(?:règle|restriction|limite)s?)"
+     r"|\b(?:ab\s+jetzt|von\s+nun\s+an|ab\s+sofort)\s+bist\s+du\b[^\n]{0,80}?\b(?:keine|ohne)\s+(?:\w+\s+)?"
+     r"(?:einschränkungen|regeln|grenzen|filter|beschränkungen)"
+     r"|\b(?:ahora|a\s+partir\s+de\s+ahora|desde\s+ahora)\s+(?:eres|serás)\b[^\n]{0,80}?\b(?:sin\s+(?:ninguna\s+)?"
+     r"(?:restricci|regla|límite|filtro|censura)\w*|ningun[ao]s?\s+(?:restricci|regla|límite)\w*)"
+     r"|(?:从现在(?:开始|起)|现在)你(?:是|将是|就是)[^\n。]{0,40}?(?:没有任何?(?:限制|规则|约束)|不受(?:任何)?(?:限制|约束))"
+     r"|(?:今から|これから)(?:あなた|君)は[^\n。]{0,40}?(?:制限|ルール|規則)(?:が|は|も)?(?:一切)?(?:ない|なし|ありません)"),
     ("role_hijack", "developer|creator|admin",
      r"\bi\s*(?:am|'m)\s+(?:your|the\s+lead)\s+(?:developer|creator|administrator|admin)\b"),
     ("fake_update", "update", r"\bimportant\s+update\s*!"),
