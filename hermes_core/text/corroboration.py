@@ -74,20 +74,20 @@ SIGNALS = (("agent_address", _AGENT_ADDRESS_RX), ("concealment", _CONCEALMENT_RX
 
 # -- the sensitive act: a verb and what it acts on, the reader's guidance voided, or a cover story --------
 _VERB = (r"(?:(?:send|upload|post|append|add|print|show|reveal|output|forward|transfer|confirm|wipe|fetch|visit|email|"
-         r"attach|export|dump|read)(?:s|ed|ing)?|(?:includ|writ|past|remov|delet|eras|disabl|execut|shar)(?:e|es|ed|ing)|"
-         r"copy|copies|copied|copying|pay|pays|paid|paying|clear|clears|cleared|set|sets|setting|turn\s+off|open|opens|"
-         r"run|runs|running|cat|wrote|sent)")
+         r"attach|export|dump|read)(?:s|ing)?|(?:includ|writ|past|remov|delet|eras|disabl|execut|shar)(?:e|es|ing)|"
+         r"copy|copies|copying|pay|pays|paying|clear|clears|clearing|set|sets|setting|turn\s+off|open|opens|"
+         r"run|runs|running|cat)")  # orders and gerunds; the past tense tells a story ("a shared database")
 _SENSITIVE = (
     r"(?:\.env\b(?!\.(?:example|sample|template))|~/\.ssh|\bid_(?:rsa|ed25519)\b(?!\.pub)|\.aws/credentials|"
     r"\bcredentials\b|\bapi[\s_-]?keys?\b|\b(?:access|auth|api|bearer|github|session|refresh|deploy)\s+(?:tokens?|keys?)\b|"
     r"\bcookies\b|\bpasswords?\b|\bprivate\s+keys?\b|"
     r"\bemail\s+address(?:es)?\b|\b(?:last|previous|earlier)\s+(?:\d+\s+)?messages\b|\bchat\s+history\b|"
-    r"\bconversation\s+(?:so\s+far|history|log|transcript)\b|\b(?:full|whole|entire)\s+(?:conversation|chat)\b|\b(?:payment|transfer|purchase|wire)\b|"
+    r"\bconversation\s+(?:so\s+far|history|log|transcript)\b|\b(?:full|whole|entire)\s+(?:conversation|chat)\b|"
     r"\b\w*(?:confirm|approv|sandbox|safety|guard|scanner)\w*\s*[=:]\s*(?:false|0|off|no|none|never|disabled)\b|"
     r"\.(?:bashrc|zshrc|bash_profile|profile)\b|authorized_keys|\bcrontab\b|\bagents\.md\b|\bsoul\.md\b|"
     r"\bmemory\s+(?:file|entry|entries|store)\b|\b(?:shell|bash|zsh|command)\s+history\b|_history\b|"
     r"\bsystem\s+prompt\b|\b(?:initial|original|hidden)\s+instructions\b|https?://\S*[?&][\w-]+=|\bsudo\b|"
-    r"\b(?:2fa|mfa|two-factor)\b|\$\s?\d|\baccount\s+(?:number|[a-z]{2}\d)|\bon\s+the\s+user'?s\s+behalf\b)")
+    r"\b(?:2fa|mfa|two-factor)\b|\baccount\s+(?:number|[a-z]{2}\d)|\bon\s+the\s+user'?s\s+behalf\b)")
 _GUIDANCE = (r"(?:guidance|instructions|constraints|rules|system\s+prompt|configuration|policies|guidelines|directives|"
              r"instrucciones|reglas|anweisungen|vorgaben|systemvorgaben|konfiguration|consignes|règles|指示|指令|规则|設定|"
              r"ルール)")
@@ -98,6 +98,9 @@ _ACT_RX = LazyPattern(
     rf"\b{_VERB}\b[^\n]{{0,80}}?{_SENSITIVE}"
     r"|\b(?:skip|bypass|disable|turn\s+off|ignore)\w*\s+(?:the\s+|all\s+|any\s+)?(?:confirmation|approval|permission|"
     r"safety|sandbox|review)\w*"
+    # money moved: "confirm any payment it asks for", "send $250 to account ..."
+    r"|\b(?:confirm|approve|authori[sz]e|make|send|complete|pay)\w*\s+(?:the\s+|any\s+|a\s+|all\s+|this\s+)?"
+    r"(?:payments?|transfers?|purchases?|invoices?)\b|\b(?:send|transfer|wire|pay)\w*\s+(?:\w+\s+)?\$\s?\d"
     rf"|{_GUIDANCE}[^\n.;!?]{{0,80}}?{_VOIDED}|{_VOIDED}[^\n.;!?]{{0,60}}?{_GUIDANCE}"
     r"|\bif\s+(?:they|the\s+user|anyone|someone)\s+asks?\b[^\n]{0,40}?\b(?:say|tell|claim|answer)\b")
 _NEGATION_RX = LazyPattern(r"\b(?:instead\s+of|rather\s+than|never|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|"
