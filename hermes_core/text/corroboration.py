@@ -72,22 +72,31 @@ _STANDING_ORDER_RX = LazyPattern(
 SIGNALS = (("agent_address", _AGENT_ADDRESS_RX), ("concealment", _CONCEALMENT_RX), ("claimed_authority", _AUTHORITY_RX),
            ("standing_order", _STANDING_ORDER_RX))
 
-# -- the sensitive act: a verb and what it acts on, the reader's guidance voided, or a cover story --------
-_VERB = (r"(?:(?:send|upload|post|append|add|print|show|reveal|output|forward|transfer|confirm|wipe|fetch|visit|email|"
-         r"attach|export|dump|read)(?:s|ing)?|(?:includ|writ|past|remov|delet|eras|disabl|execut|shar)(?:e|es|ing)|"
-         r"copy|copies|copying|pay|pays|paying|clear|clears|clearing|set|sets|setting|turn\s+off|open|opens|"
-         r"run|runs|running|cat)")  # orders and gerunds; the past tense tells a story ("a shared database")
-_SENSITIVE = (
-    r"(?:\.env\b(?!\.(?:example|sample|template))|~/\.ssh|\bid_(?:rsa|ed25519)\b(?!\.pub)|\.aws/credentials|"
-    r"\bcredentials\b|\bapi[\s_-]?keys?\b|\b(?:access|auth|api|bearer|github|session|refresh|deploy)\s+(?:tokens?|keys?)\b|"
-    r"\bcookies\b|\bpasswords?\b|\bprivate\s+keys?\b|"
-    r"\bemail\s+address(?:es)?\b|\b(?:last|previous|earlier)\s+(?:\d+\s+)?messages\b|\bchat\s+history\b|"
-    r"\bconversation\s+(?:so\s+far|history|log|transcript)\b|\b(?:full|whole|entire)\s+(?:conversation|chat)\b|"
-    r"\b\w*(?:confirm|approv|sandbox|safety|guard|scanner)\w*\s*[=:]\s*(?:false|0|off|no|none|never|disabled)\b|"
-    r"\.(?:bashrc|zshrc|bash_profile|profile)\b|authorized_keys|\bcrontab\b|\bagents\.md\b|\bsoul\.md\b|"
-    r"\bmemory\s+(?:file|entry|entries|store)\b|\b(?:shell|bash|zsh|command)\s+history\b|_history\b|"
-    r"\bsystem\s+prompt\b|\b(?:initial|original|hidden)\s+instructions\b|https?://\S*[?&][\w-]+=|\bsudo\b|"
-    r"\b(?:2fa|mfa|two-factor)\b|\baccount\s+(?:number|[a-z]{2}\d)|\bon\s+the\s+user'?s\s+behalf\b)")
+# -- the sensitive act: a verb class with the objects it is dangerous on --------------------------------------
+#
+# Verbs as orders and gerunds only ("send", "sending"): "the CLI reads ...", "the bot posts ..." describe, and the
+# past tense tells a story ("a shared database").
+def _forms(*stems: str) -> str:
+    return "|".join(rf"{stem}(?:ing)?" for stem in stems)
+
+
+_OUT = (rf"(?:{_forms('send', 'upload', 'post', 'print', 'show', 'reveal', 'output', 'forward', 'email', 'attach')}|"
+        rf"{_forms('export', 'dump', 'read', 'fetch', 'leak')}|includ(?:e|ing)|past(?:e|ing)|shar(?:e|ing)|"
+        r"cop(?:y|ying)|cat)")
+_SECRET = (
+    r"(?:\.env\b(?!\.(?:example|sample|template))|~/\.ssh(?!/[\w.-]*\.pub\b)|\bid_(?:rsa|ed25519)\b(?!\.pub)|"
+    r"\.aws/credentials|\.netrc|\bcredentials\b|\bapi[\s_-]?keys?\b|"
+    r"\b(?:access|auth|api|bearer|github|session|refresh|deploy)\s+(?:tokens?|keys?)\b|\bcookies\b|\bpasswords?\b|"
+    r"\bprivate\s+keys?\b|\bemail\s+address(?:es)?\b|\b(?:last|previous|earlier)\s+(?:\d+\s+)?messages\b|"
+    r"\bchat\s+history\b|\bconversation\s+(?:so\s+far|history|log|transcript)\b|\b(?:full|whole|entire)\s+"
+    r"(?:conversation|chat)\b|\bsystem\s+prompt\b|\b(?:initial|original|hidden)\s+instructions\b|"
+    r"https?://\S*[?&][\w-]+=(?=$|[\s\"'`)\]<{$])|\bon\s+the\s+user'?s\s+behalf\b)")  # a link with a blank to fill
+_TRACES = (r"(?:\b(?:shell|bash|zsh|command)\s+history\b|_history\b|\bhistory\s+-c\b|\blogs?\b|"
+           r"\bmemory\s+entr(?:y|ies)\b)")
+_PERSIST = (r"(?:\.(?:bashrc|zshrc|bash_profile|profile)\b|authorized_keys|\bcrontab\b|\bagents\.md\b|"
+            r"\bsoul\.md\b|\bmemory\s+(?:file|entry|entries|store)\b|\.git/hooks\b)")
+_GUARD_OFF = (r"(?:\b\w*(?:confirm|approv|sandbox|safety|guard|scanner)\w*\s*[=:]\s*"
+              r"(?:false|0|off|no|none|never|disabled)\b)")
 _GUIDANCE = (r"(?:guidance|instructions|constraints|rules|system\s+prompt|configuration|policies|guidelines|directives|"
              r"instrucciones|reglas|anweisungen|vorgaben|systemvorgaben|konfiguration|consignes|règles|指示|指令|规则|設定|"
              r"ルール)")
@@ -95,7 +104,15 @@ _VOIDED = (r"(?:supersed\w*|disregard\w*|ignor\w*|void\w*|no\s+longer\s+appl\w*|
            r"replaced|only\s+(?:operating\s+)?(?:rules|instructions)|exclusively|anulad\w*|sin\s+efecto|únicamente|"
            r"ungültig|aufgehoben|ausschließlich|caduques?|annulées?|uniquement|無効|失効|失效|作废|无视|無視|忽略)")
 _ACT_RX = LazyPattern(
-    rf"\b{_VERB}\b[^\n]{{0,80}}?{_SENSITIVE}"
+    rf"\b{_OUT}\b[^\n]{{0,80}}?{_SECRET}"  # a secret or the conversation sent out
+    # traces erased
+    r"|\b(?:remov(?:e|ing)|delet(?:e|ing)|eras(?:e|ing)|wip(?:e|ing)|clear(?:ing)?|truncat(?:e|ing)|shred(?:ding)?)\b"
+    rf"[^\n]{{0,60}}?(?:{_TRACES}|{_PERSIST})"
+    # a tool call's payload
+    rf"|\b(?:body|content|message|text|payload|data)\s+(?:set\s+to|=|:)\s*[^\n]{{0,20}}?{_SECRET}"
+    rf"|\b(?:add(?:ing)?|append(?:ing)?|writ(?:e|ing)|set(?:ting)?|put(?:ting)?|echo)\b[^\n]{{0,80}}?"
+    rf"(?:{_PERSIST}|{_GUARD_OFF})"
+    r"|\b(?:run(?:ning)?|execut(?:e|ing))\b[^\n]{0,60}?\bsudo\b|\bdisabl(?:e|ing)\s+(?:\w+\s+)?(?:2fa|mfa|two-factor)\b"
     r"|\b(?:skip|bypass|disable|turn\s+off|ignore)\w*\s+(?:the\s+|all\s+|any\s+)?(?:confirmation|approval|permission|"
     r"safety|sandbox|review)\w*"
     # money moved: "confirm any payment it asks for", "send $250 to account ..."
@@ -115,8 +132,11 @@ def _negated(text: str, pos: int) -> bool:
     return bool(_NEGATION_RX.search(text, start, pos))
 
 
-def _clean(text: str, start: int, end: int) -> bool:
-    return not _negated(text, start) and not context.is_discussion(text, start, end)
+def _clean(text: str, start: int, end: int, *, act: bool = False) -> bool:
+    """Not forbidden (a negation before it, or for an act inside it: "read config/*.yaml, never .env") and not
+    discussed. A signal may hold its own negation ("do not mention this")."""
+    return (not _negated(text, start) and not (act and _NEGATION_RX.search(text, start, end))
+            and not context.is_discussion(text, start, end))
 
 
 def _paragraph(text: str, pos: int) -> tuple[int, int]:
@@ -139,6 +159,6 @@ def findings(text: str) -> Iterator[tuple[str, int, str]]:
             if not _clean(text, signal.start(), signal.end()):
                 continue
             lo, hi = _paragraph(text, signal.start())
-            act = next((m for m in _ACT_RX.finditer(text, lo, hi) if _clean(text, m.start(), m.end())), None)
+            act = next((m for m in _ACT_RX.finditer(text, lo, hi) if _clean(text, m.start(), m.end(), act=True)), None)
             if act is not None:
                 yield f"corroborated.{name}", act.start(), f"{signal.group(0)} ... {act.group(0)}"[:120]
