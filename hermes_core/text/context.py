@@ -274,6 +274,30 @@ _EXAMPLE_INTRO_RX = LazyPattern(
 _ADDRESS_RX = LazyPattern(r"(?:https?://)?\b(?:[\w-]+\.)+(?:com|org|net|io|dev|example|test|invalid)\b")
 
 
+_PRIVACY_PURPOSE_RX = LazyPattern(
+    r"\b(?:before|when|whenever)\s+(?:you\s+)?(?:record\w*|shar\w*\s+(?:your\s+|the\s+)?screen|screen-?shar\w*|"
+    r"stream\w*|present\w*|demo\w*|hand\w*\s+(?:over\s+)?(?:the|your)\s+(?:laptop|machine|computer)|lend\w*|sell\w*)"
+    r"|\b(?:tokens?|passwords?|secrets?|keys?)\s+(?:you\s+)?(?:typed|pasted|entered|type|paste)\b"
+    r"|\b(?:tokens?|passwords?|secrets?)\b[^.\n]{0,40}?\b(?:don't|do\s+not|won't|aren't|are\s+not)\s+"
+    r"(?:show|appear|saved)")
+# ... unless the history to clear is of what the text had run ("after running the commands below")
+_AFTER_THE_ACT_RX = LazyPattern(
+    r"\b(?:after\s+(?:running|you\s+run|executing|you\s+finish|you\s+are\s+done|the\s+\w+\s+(?:step|script)\s+"
+    r"(?:is\s+)?(?:done|complete|finishes|has\s+finished))|when\s+you\s+are\s+done|the\s+commands\s+below|"
+    r"these\s+commands|so\s+(?:the\s+user|no\s+one|nobody|the\s+reviewer))\b")
+_PRIVACY_WINDOW = 300
+
+
+def private_cleanup(text: str, start: int, end: int) -> bool:
+    """Clearing one's own shell history before showing the screen or handing over the laptop, so typed
+    tokens stay private: advice to the reader, not an order to cover an attack's tracks (that history is
+    of what the text had run: "after running the commands below, clear the history")."""
+    if "histor" not in text[start:end] and "histfile" not in text[start:end]:
+        return False
+    lo, hi = max(0, start - _PRIVACY_WINDOW), min(len(text), end + _PRIVACY_WINDOW)
+    return bool(_PRIVACY_PURPOSE_RX.search(text, lo, hi)) and not _AFTER_THE_ACT_RX.search(text, lo, hi)
+
+
 def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
     """The match is quoted in a line about attacks/examples/tests, or its sentence discusses attacks.
 
@@ -284,6 +308,8 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
             text, max(0, start - 40), start):
         return True
     if in_data_table(text, start) or in_framed_list(text, start) or supplies_own_secret(text, start, end):
+        return True
+    if private_cleanup(text, start, end):
         return True
     lo, hi = _line_bounds(text, start, end)
     line = text[lo:hi]
