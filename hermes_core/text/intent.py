@@ -93,6 +93,12 @@ class IntentRule:
     factual: bool = False  # a claim that counts only stated as fact, not after "if", "once", "when" in its sentence
 
 
+def _unless_negated(*nouns: str) -> str:
+    """Alternatives for guard nouns not right after a negating prefix: ``DISABLE_SANDBOX=0`` keeps the sandbox on."""
+    return "|".join(noun + "".join(f"(?<!{neg}[_-]{noun})" for neg in ("disable", "skip", "no", "bypass"))
+                    for noun in nouns)
+
+
 def _claim(family: str, name: str, cues: str, regex: str) -> IntentRule:
     """A rule for a claim ("the correct password has been entered") that a condition makes harmless."""
     return IntentRule(family, f"{family}.{name}", cues, regex, True, factual=True)
@@ -635,10 +641,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # ``approval_mode: auto``, ``allow_dangerous_commands: true``, ``DISABLE_SCANNER=1``
     _r("environment_tampering", "guard_setting", "safety|guard|sandbox|scanner|injection|approval|skip|disable|no_|"
        "bypass|allow|auto|unsafe|dangerous",
-       r"(?:safety|guard|guardrail|sandbox|scanner|injection_?(?:filter|guard|scan\w*)|approval)\w*[\w.-]{0,20}?"
-       r"[\"'`]?\s*[:=]\s*[\"'`]?(?:0|false|off|no|none|never|disabled?|auto|yolo|skip)\b"
-       r"|(?:skip|disable|no[_-]|bypass|allow(?<!disallow)|auto|unsafe|dangerously)[_-]?\w{0,12}?(?:confirm|approv|safety|sandbox|"
-       r"scanner|guard|dangerous|permission|injection)\w*[\w.-]{0,20}?[\"'`]?\s*[:=]\s*[\"'`]?(?:1|true|yes|on|all)\b"),
+       rf"(?:{_unless_negated('safety', 'guard', 'sandbox', 'scanner', 'approval')}|injection_?(?:filter|guard|scan))"
+       r"\w*[\w.-]{0,20}?[\"'`]?\s*[:=]\s*[\"'`]?(?:0|false|off|no|none|never|disabled?|auto|yolo|skip)\b"
+       r"|(?:skip|disable|no[_-]|bypass|allow(?<!disallow)|auto|unsafe|dangerously)[_-]?\w{0,12}?(?:confirm|approv|"
+       r"safety|sandbox|scanner|guard|dangerous|permission|injection)\w*[\w.-]{0,20}?[\"'`]?\s*[:=]\s*[\"'`]?"
+       r"(?:1|true|yes|on|all)\b"),
     # -- tool-use coercion ----------------------------------------------------------------------------
     _r("tool_use_coercion", "no_approval", "immediately|right now|without|no questions|ask|skip|automatically|"
        "sans|sin |ohne",
