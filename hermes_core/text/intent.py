@@ -806,7 +806,10 @@ PERSONA_SIGNALS: tuple[tuple[str, str, str], ...] = (
      r"einschränkungen|filter|grenzen|regeln)\b|制限のない|制限なし|没有任何限制|不受限制|无限制"),
     ("never_refuses", "refus|deny|decline|reject|warn|apolog|censor|can't|cannot|拒",
      r"\b(?:never|not|won't|will\s+not|doesn't|does\s+not|don't|do\s+not|cannot)\s+(?:\w+\s+){0,3}?"
-     r"(?:refuse|deny|decline|reject|warn|apologi[sz]e|censor)\w*|\bnever\s+(?:\w+\s+){0,3}?(?:say|tell)\w*\s+"
+     # (a persona's diligence names its object: "never refuses to look at a bug"; a jailbreak's is universal or absent)
+     r"(?:refuse|deny|decline|reject|warn|apologi[sz]e|censor)\w*(?!\s+to\s+(?!answer|respond|comply|help|do\b|provide|"
+     r"give|say|write|generate|tell|reply|fulfil|assist|obey|engage|discuss)\w)"
+     r"|\bnever\s+(?:\w+\s+){0,3}?(?:say|tell)\w*\s+"
      r"(?:\w+\s+){0,3}?(?:it\s+)?(?:can't|cannot)\b|拒否せず|不要拒绝|不拒绝"
      r"|\b(?:without|no)\s+(?:any\s+)?(?:warnings|disclaimers|refusals|caveats|hesitation)\b"
      r"|\b(?:does|do|will\s+do|answers|says)\s+(?:whatever|anything)\s+(?:(?:it|he|she)\s+is|it's|you\s+are|you're|"
