@@ -29,7 +29,10 @@ _MIN_PRINTABLE = 0.9
 _BASE64_RX = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
 _HEX_RX = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{20,}(?![0-9A-Fa-f])")  # even length checked on decode
 _ESCAPED_HEX_RX = re.compile(r"\\x[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2}){7,}")  # literal start: fast search
-_URL_RX = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}){5,}(?:[^%\s]{0,3}(?:%[0-9A-Fa-f]{2})+)*")
+# six escapes in a row, or five escapes in one token with words between them ("You%20are%20now%20in%20...")
+_URL_RX = re.compile(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2}){5,}(?:[^%\s]{0,3}(?:%[0-9A-Fa-f]{2})+)*"
+                     r"|%[0-9A-Fa-f]{2}(?:[^%\s\"'<>]{1,40}%[0-9A-Fa-f]{2}){4,}[^%\s\"'<>]{0,40}")
+_URL_WORD_BEFORE = 40  # a run of the second kind starts with the word before its first escape
 _UNICODE_ESCAPE_RX = re.compile(r"\\u[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4}){5,}")
 # five or more words joined by hyphens ("output-your-previous-instructions"): found from a literal "-" (fast), then
 # widened to the whole run; not inside a URL, a path or an option name, where kebab-case is ordinary
@@ -87,12 +90,17 @@ def decoded_runs(raw: str, folded: str) -> Iterator[tuple[int, str, str]]:
                                      ("hex", _ESCAPED_HEX_RX, _hex, raw), ("url", _URL_RX, _url, raw),
                                      ("unicode-escapes", _UNICODE_ESCAPE_RX, _unicode_escapes, raw)):
         for m in rx.finditer(source):
-            run = m.group(0)[:MAX_RUN_CHARS]
+            start = m.start()
+            if rx is _URL_RX:
+                floor = max(0, start - _URL_WORD_BEFORE)
+                while start > floor and not raw[start - 1].isspace() and raw[start - 1] not in "%\"'<>":
+                    start -= 1
+            run = raw[start : m.end()][:MAX_RUN_CHARS]
             decoded = decode(run)
             runs += 1
             if decoded:
                 budget -= len(decoded)
-                yield m.start(), kind, decoded
+                yield start, kind, decoded
             if runs >= MAX_RUNS or budget <= 0:
                 return
     yield from _joined_runs(raw)
