@@ -377,15 +377,17 @@ def titled(cased: str, start: int, end: int) -> bool:
     Prompt: Attack Techniques For Language Models*", "## Step 2: Paste Your System Prompt"). Every
     word but the small ones is capitalized through to the title's punctuation, not all in capitals
     (SHOUTING is how orders are given), and the title sits in emphasis, quotes, link text or a heading."""
-    tail = _TITLE_END_RX.match(cased, end)
-    words = _TITLE_WORD_RX.findall(cased, start, tail.end() if tail else end)
-    big = [w for i, w in enumerate(words) if i == 0 or w.lower() not in _SMALL_WORDS]
-    if len(words) < 2 or not all(w[0].isupper() for w in big) or all(w.isupper() for w in big):
-        return False
+    if not cased[start : start + 1].isupper():
+        return False  # most matches: cheap checks first
     lo = cased.rfind("\n", max(0, start - _WINDOW), start) + 1
     before = cased[lo:start]
     opener = before.rstrip()[-1:]
-    return before.lstrip().startswith("#") or (opener != "" and opener in _TITLE_OPENERS)
+    if not (before.lstrip().startswith("#") or (opener != "" and opener in _TITLE_OPENERS)):
+        return False
+    tail = _TITLE_END_RX.match(cased, end)
+    words = _TITLE_WORD_RX.findall(cased, start, tail.end() if tail else end)
+    big = [w for i, w in enumerate(words) if i == 0 or w.lower() not in _SMALL_WORDS]
+    return len(words) >= 2 and all(w[0].isupper() for w in big) and not all(w.isupper() for w in big)
 
 
 _PATH_OBJECT_RX = LazyPattern(r"\s+(?:under|in|inside|within|below|from|matching)\s+[`'\"]?(?:\.{0,2}/|~/|[\w.*-]+/|"

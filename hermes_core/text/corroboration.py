@@ -71,6 +71,18 @@ _STANDING_ORDER_RX = LazyPattern(
     r"(?:save|store|add|write)\s+(?:this|it|that)\s+(?:to|in)\s+(?:your\s+)?(?:memory|memories|notes))")
 SIGNALS = (("agent_address", _AGENT_ADDRESS_RX), ("concealment", _CONCEALMENT_RX), ("claimed_authority", _AUTHORITY_RX),
            ("standing_order", _STANDING_ORDER_RX))
+# literals one of which every match of a class holds: a text with none skips the class's regex pass
+_CUES = {
+    "agent_address": ("you are", "note", "message", "instruction", "reminder", "attention", "notice", "dear", "hey",
+                      "assistant", "agent", "model", "llm", "ai ", "ai:", "ai,", "aviso", "nota", "mensaje", "hinweis",
+                      "nachricht", "notiz", "avis", "致", "给", "アシスタント", "エージェント", "aiへ", "aiの"),
+    "concealment": ("quietly", "silently", "secretly", "covertly", "discreetly", "without", "so ", "no need",
+                    "keep ", "not ", "don't", "never"),
+    "claimed_authority": ("user", "approved", "authori", "approval", "consent", "permission", "compliance", "mandatory",
+                          "maintainer", "administrator", "admin", "security team", "owner", "onboarding", "as part of"),
+    "standing_order": ("remember", "future", "later", "subsequent", "from now on", "every time", "whenever",
+                       "each time", "permanently", "memor", "notes"),
+}
 
 # -- the sensitive act: a verb class with the objects it is dangerous on --------------------------------------
 #
@@ -153,6 +165,8 @@ def findings(text: str) -> Iterator[tuple[str, int, str]]:
     ``text`` is folded and lower-cased, as the intent rules see it.
     """
     for name, rx in SIGNALS:
+        if not any(cue in text for cue in _CUES[name]):
+            continue
         for n, signal in enumerate(rx.finditer(text)):
             if n >= MAX_SIGNALS:
                 break

@@ -117,7 +117,7 @@ def test_new_classes_stay_linear_on_a_megabyte(text: str) -> None:
         return time.process_time() - started
 
     small, big = min(timed(quarter) for _ in range(2)), min(timed(text) for _ in range(2))
-    assert big < 3.0
+    assert big < 4.0  # no hang: the slowest of these, 15,000 code lead-ins, takes 2.3-2.6 s on a quiet 2-core machine
     # four times the text: about four times the time (3.7-4.4 measured); quadratic work would be 16. The slack
     # is for a busy machine, where one timing of the pair can run on a slower core than the other.
     assert big / max(small, 1e-3) < 8
