@@ -503,7 +503,7 @@ def scan_text(text: str) -> list[Finding]:
 
 
 def _scan(text: str, depth: int) -> list[Finding]:
-    from hermes_core.text import context, corroboration, decoding, intent_scan
+    from hermes_core.text import context, decoding, intent_scan
 
     raw_lines = _Lines(text)
     findings = _invisible_findings(text, raw_lines)
@@ -562,8 +562,6 @@ def _scan(text: str, depth: int) -> list[Finding]:
             continue
         if line not in phrase_lines:
             _add(findings, seen, pid, line, excerpt)
-    for pid, start, excerpt in corroboration.findings(plain):
-        _add(findings, seen, pid, plain_lines(start), excerpt)
     if depth < decoding.MAX_DEPTH:
         lowered = None
         for start, kind, decoded in decoding.decoded_runs(text, plain):
