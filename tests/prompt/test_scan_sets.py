@@ -68,7 +68,7 @@ def test_tricky_benign_snippets_are_rarely_blocked() -> None:
     items = sets.benign_tricky()
     assert len(items) >= 180
     blocked = [i.id for i in items if scan_text(i.text)]
-    # measured: 6 of 180 (3.3 %) over both halves (0 of 85 dev, 6 of 95 test); dev was read while writing rules
+    # measured: 4 of 180 (2.2 %) over both halves (0 of 85 dev, 4 of 95 test); dev was read while writing rules
     assert len(blocked) / len(items) <= 0.05, blocked
 
 
@@ -82,7 +82,7 @@ def _fresh_test_half(attacks: list, benign: list, seed: str) -> tuple[float, lis
 
 
 def test_fresh_sets_test_halves() -> None:
-    """Sets written in two later rounds, each with a seed of its own; rules were tuned on their dev halves only.
+    """Sets written in three later rounds, each with a seed of its own; rules were tuned on their dev halves only.
 
     Measured once per round, after its tuning (BENCHMARKS.md). Second round: attacks 25 of 50 caught
     (dev 71 of 77), benign 11 of 53 blocked (dev 0 of 67); with the third round's rules 26/50 and 9/53.
@@ -97,6 +97,23 @@ def test_fresh_sets_test_halves() -> None:
     assert len(attacks) >= 48 and len(benign) >= 67
     overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH2_SEED)
     assert overall >= 0.33 and len(blocked) <= 3, (overall, blocked)
+    # fourth round (written by people who had read neither the rules nor any set): attacks 34 of 57, benign 3 of 83
+    attacks, benign = sets.own_attacks_fresh_3(), sets.benign_fresh_3()
+    assert len(attacks) == 126 and len({i.family for i in attacks}) == 14 and len(benign) == 170
+    overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH3_SEED)
+    assert overall >= 34 / 57 and len(blocked) <= 3, (overall, blocked)
+
+
+def test_held_out_fifth_round() -> None:
+    """Held out whole, scored once after the rules were final: 66 of 140 attacks (47 %), 33 of 150 benign texts
+    with a passage withheld (41 of 1,007 passages, 4.1 %); the rules before them caught 53 and flagged 34.
+    Far from the targets; the gate holds the measured level so a change cannot make it worse unnoticed."""
+    attacks, benign = sets.own_attacks_fresh_4(), sets.benign_fresh_4()
+    assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
+    assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
+    detected = sum(bool(scan_text(i.text)) for i in attacks)
+    blocked = [i.id for i in benign if scan_text(i.text)]
+    assert detected >= 66 and len(blocked) <= 33, (detected, blocked)
 
 
 def test_public_sets_test_half() -> None:
