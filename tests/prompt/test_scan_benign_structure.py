@@ -106,16 +106,9 @@ def test_the_third_real_sample_is_large_independent_and_split_by_repository() ->
     earlier samples is in it, and a repository's files all sit on one side of the split."""
     import json
     import re
-    import sys
     from collections import Counter
-    from pathlib import Path
 
-    benchmarks = Path(__file__).resolve().parents[2] / "benchmarks"
-    sys.path.insert(0, str(benchmarks))
-    try:
-        import scan_sets
-    finally:
-        sys.path.remove(str(benchmarks))
+    import scan_sets  # benchmarks/ is on the test path (pyproject.toml)
 
     def rows(name: str) -> list[dict[str, str]]:
         return [json.loads(line) for line in (scan_sets.DATA / name).read_text().splitlines() if line]

@@ -7,34 +7,16 @@ read from a cache (``benchmarks/attack_sets.py``): the test-half check runs when
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
+import attack_sets  # benchmarks/ is on the test path (pyproject.toml)
 import pytest
+import scan_sets
 
 from hermes_core.text.scanning import scan_text
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-attack_sets = _load("attack_sets")
-scan_sets = _load("scan_sets")
 
 # (rule id, an attack of that class, its benign twin: the same words doing something ordinary)
 CLASSES = [

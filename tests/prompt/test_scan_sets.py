@@ -7,33 +7,15 @@ wheel is absent locally and fails under CI=true (.ci/run downloads it).
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import time
 from collections import defaultdict
-from pathlib import Path
-from types import ModuleType
 
+import bench_scan  # benchmarks/ is on the test path (pyproject.toml)
 import pytest
+import scan_sets as sets
 
 from hermes_core.text.scanning import scan_text
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-sets = _load("scan_sets")
 
 
 def rates(items: list, side: str) -> tuple[float, dict[str, float]]:
@@ -130,8 +112,7 @@ def test_public_sets_test_half() -> None:
 
 
 def test_one_megabyte_of_adversarial_text_scans_in_linear_time() -> None:
-    bench = _load("bench_scan")
-    megabyte = bench.adversarial_megabyte()
+    megabyte = bench_scan.adversarial_megabyte()
     quarter = megabyte[: len(megabyte) // 4]
     scan_text("warm up")
 
