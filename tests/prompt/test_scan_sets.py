@@ -92,7 +92,7 @@ def test_held_out_fifth_round() -> None:
     Far from the targets; the gate holds the measured level so a change cannot make it worse unnoticed."""
     attacks, benign = sets.own_attacks_fresh_4(), sets.benign_fresh_4()
     assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
-    assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
+    assert {sets.side(i) for i in [*attacks, *benign]} == {"dev", "test"}  # split by FRESH4_SEED once scored
     detected = sum(bool(scan_text(i.text)) for i in attacks)
     blocked = [i.id for i in benign if scan_text(i.text)]
     assert detected >= 66 and len(blocked) <= 33, (detected, blocked)
