@@ -48,7 +48,7 @@ _SENTENCE_META_RX = LazyPattern(
     r"forced|asked|told|instructed|convinced|persuaded|coaxed)\s+(?:the|an?)\s+"
     r"(?:assistant|model|agent|ai|bot|chatbot|llm)|"
     # content that gives orders, described conditionally ("if a tool result tells you to ignore ...")
-    r"if\s+(?:a|an|the|any|some)\s+[^.;\n]{0,60}?\b(?:tells?|asks?|instructs?|wants?|says)\b|"
+    r"if\s+(?:a|an|the|any|some|such|that|this|these|those)\s+[^.;\n]{0,60}?\b(?:tells?|asks?|instructs?|wants?|says)\b|"
     r"如果[^。\n]{0,12}?(?:让你|要求你|叫你|请你)|wenn\s+[^.;\n]{0,60}?\b(?:verlangt|fordert|sagt|bittet)\b|"
     r"\bsi\s+[^.;\n]{0,60}?\b(?:pide|dice|demande|dit|exige)\b|"
     # what a model does, told in the third person ("sometimes the model refuses to ...")
@@ -58,6 +58,9 @@ _SENTENCE_META_RX = LazyPattern(
 )
 # what someone is able to do, not an order ("we can bypass these instructions if we trick it")
 _CAPABILITY_RX = LazyPattern(r"\b(?:we|they|one|attackers?|users?)\s+(?:can|could|might|may)\s+(?:\w+\s+)?$|"
+                             # ... or what a thing can do ("pages can hide text from humans"); not the agent
+                             r"\b(?!(?:agents|assistants|models|bots|llms|tools|ais)\b)[a-z]{3,}s\s+(?:can|could|might|"
+                             r"may)\s+$|"
                              # ... or what is possible ("there are many ways to leak data in the prompt")
                              r"\b(?:ways?|easy|easier|possible|hard|harder|difficult|trivial)\s+to\s+$|"
                              # ... or what something tries ("blocks attempts to override system instructions")
@@ -183,10 +186,14 @@ def in_example_block(text: str, start: int) -> bool:
             _CODE_LITERAL_RX.search(text, max(0, start - 80), start) or _LINE_QUOTE_RX.search(
                 text, max(0, start - 80), start))) or in_multiline_literal(text, container, start)):
         return True  # a diagram's labels, or a string literal in code (``-d '{"text": "..."}'``) are data
+    if container < 0 and in_multiline_literal(text, max(0, start - _FENCE_LOOKAHEAD), start):
+        return True  # a fixture in a source file: ``PAYLOAD = """ ... """``
     if container < 0:
         container = _quote_block_start(text, start)
     if container < 0:
         container = _indented_block_start(text, start)
+    if container < 0:
+        container = _transcript_start(text, start)
     return container >= 0 and introduces_example(text[max(0, container - 300) : container])
 
 
@@ -221,6 +228,18 @@ def _quote_block_start(text: str, start: int) -> int:
     return _run_start(text, start, lambda lo, hi: text[lo:hi].lstrip(" ").startswith(">"))
 
 
+_ROLE_LINE_RX = LazyPattern(r"[ \t]*(?:user|assistant|human|ai|bot|customer|agent|system|q|a)[ \t]*:")
+
+
+def _transcript_start(text: str, start: int) -> int:
+    """Where the run of chat lines (``User: ...`` / ``Assistant: ...``, blank lines between) holding
+    ``start`` begins, or -1: few-shot examples and sample dialogues, introduced like any example."""
+    start += len(text[start : start + 80]) - len(text[start : start + 80].lstrip())  # a match may open on "\n"
+    if not _ROLE_LINE_RX.match(text, text.rfind("\n", 0, start) + 1):
+        return -1
+    return _run_start(text, start, lambda lo, hi: text[lo:hi].strip() == "" or bool(_ROLE_LINE_RX.match(text, lo)))
+
+
 def _indented_block_start(text: str, start: int) -> int:
     """Where the indented code block (lines of 4+ spaces or a tab, after a blank line) holding
     ``start`` begins, or -1."""
@@ -250,16 +269,27 @@ def introduces_example(before: str) -> bool:
     lines = [ln for ln in before.replace("_", " ").split("\n") if ln.strip()]
     if not lines:
         return False
-    if _EXAMPLE_INTRO_RX.search(lines[-1] + "\n") or _EXAMPLE_OPENER_RX.match(lines[-1]):
+    lead = _lead_in(before.replace("_", " "))
+    if _EXAMPLE_INTRO_RX.search(lead + "\n") or _EXAMPLE_OPENER_RX.match(lead):
         return True
-    if lines[-1].rstrip(" *_").endswith(":") and _SENTENCE_META_RX.search(lines[-1]):
+    if lead.rstrip(" *_").endswith(":") and _SENTENCE_META_RX.search(lead):
         return True  # a lead-in about attackers ("... the injected text asks the agent to run:")
     return (len(lines) >= 2 and lines[-2].lstrip().startswith("#") and len(lines[-1]) <= 80
             and lines[-1].rstrip(" *_").endswith(":") and bool(_EXAMPLE_INTRO_RX.search(lines[-2] + "\n")))
 
 
+def _lead_in(before: str) -> str:
+    """The last paragraph before a block, its lines joined (at most three): a lead-in sentence
+    wraps ("Un ejemplo que encontramos en un / ticket de soporte:")."""
+    paragraph = before.rstrip().rsplit("\n\n", 1)[-1]
+    return " ".join(ln.strip() for ln in paragraph.split("\n")[-3:] if ln.strip())
+
+
 # an intro line that opens with the word, however long it runs ("Exemple de prompt brut avec ... :")
-_EXAMPLE_OPENER_RX = LazyPattern(r"[ \t>*_#-]*(?:examples?|for\s+example|exemples?|ejemplos?|beispiele?|beispiel|"
+_EXAMPLE_OPENER_RX = LazyPattern(r"[ \t>*_#-]*"
+                                r"(?:(?:here\s+(?:is|are)|voici|voilà|hier\s+(?:ist|sind)|aquí\s+(?:hay|está))\s+)?"
+                                r"(?:(?:an?|one|some|un|una|une|unos|des|ein|eine|einige|este|esta|cet)\s+)?"
+                                r"(?:examples?|for\s+example|exemples?|ejemplos?|beispiele?|beispiel|"
                                 r"esempi[oa]?|exemplos?|ví\s+dụ|пример\w*|przykład\w*|voorbeeld\w*|örnek\w*|contoh|"
                                 r"例えば|例|示例|예시)(?!\w)[^\n]*(?::|\.)?[\s*_]*$")
 _EXAMPLE_INTRO_RX = LazyPattern(
@@ -267,7 +297,11 @@ _EXAMPLE_INTRO_RX = LazyPattern(
     r"exemples?|ejemplos?|beispiele?|esempi[oa]?|exemplos?|ví\s+dụ|пример\w*|przykład\w*|voorbeeld\w*|"
     r"containing|contains|"
     r"attacks?|injections?|payloads?|jailbreaks?|malicious|hostile|poisoned|looks?\s+like|such\s+as|"
-    r"(?:might|could|may|would|will)\s+(?:read|say|look)|reads)\b|例|示例|예시)[^\n]{0,40}(?::|\.)?[\s*_]*$")
+    r"(?:might|could|may|would|will)\s+(?:read|say|look)|reads|"
+    # reported speech ("a PR with the title:", "a branch named:"), a block not to run ("for reference, do not run:")
+    r"said|says|wrote|titled|named|(?:that|which)\s+read|with\s+the\s+(?:title|body|message|text|subject|comment)|"
+    r"for\s+reference|reference\s+only|(?:do\s+not|don't|never)\s+run)\b|例|示例|예시|"
+    r"(?:次|以下|下記)の(?:ような)?|如下|다음과\s*같은)[^\n]{0,40}(?::|\.|。|：)?[\s*_]*$")
 
 
 # a host name: its words are not discussion ("docs.example.com"); a path may be ("/detect")
@@ -298,6 +332,29 @@ def private_cleanup(text: str, start: int, end: int) -> bool:
     return bool(_PRIVACY_PURPOSE_RX.search(text, lo, hi)) and not _AFTER_THE_ACT_RX.search(text, lo, hi)
 
 
+# what introduces a quote as something mentioned ("an issue body containing "...", "phrases like "..."")
+_MENTION_CUE_RX = LazyPattern(
+    r"(?:\b(?:containing|contains|contained|saying|says|said|titled|named|e\.g\.|i\.e\.|for\s+example|such\s+as|"
+    r"(?:phrases?|prompts?|lines?|strings?|text|messages?|comments?|words?)\s+like)[\s,:(]*"
+    # ... or examples in brackets after the name of their kind ("direct overrides ("ignore the rules above", ...)")
+    r"|[a-z]{3,}\s+\((?:\s*\"[^\"]*\"\s*,)*\s*"
+    # ... or a glossary entry: a list item's short label, a dash, the quote ("- `persona` — "You are now ...")
+    r"|(?<![^\n])[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+`?[\w ./-]{1,40}`?[ \t]*(?:—|–|:|-)[ \t]*\(?)$")
+_MENTION_LOOKBACK = 300
+
+
+def mentioned(text: str, start: int) -> bool:
+    """Inside a double-quoted passage of its paragraph that the words before the opening quote
+    introduce as a mention, not an order; the quote may wrap onto the next line."""
+    floor = max(0, start - _MENTION_LOOKBACK)
+    paragraph = text.rfind("\n\n", floor, start)
+    lo = paragraph + 2 if paragraph >= 0 else floor
+    if text.count('"', lo, start) % 2 == 0:
+        return False
+    opener = text.rfind('"', lo, start)
+    return bool(_MENTION_CUE_RX.search(text, lo, opener))
+
+
 def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
     """The match is quoted in a line about attacks/examples/tests, or its sentence discusses attacks.
 
@@ -309,7 +366,7 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
         return True
     if in_data_table(text, start) or in_framed_list(text, start) or supplies_own_secret(text, start, end):
         return True
-    if private_cleanup(text, start, end):
+    if private_cleanup(text, start, end) or mentioned(text, start):
         return True
     lo, hi = _line_bounds(text, start, end)
     line = text[lo:hi]
@@ -326,8 +383,29 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
     if in_menu_path(text, start, end):
         return True
     sentence_start = max(text.rfind(". ", lo, start), text.rfind("; ", lo, start), lo)
+    if sentence_start == lo:
+        lo = _wrapped_sentence_start(text, lo)
+        sentence_start = max(text.rfind(". ", lo, start), text.rfind("; ", lo, start), lo)
     return bool(_SENTENCE_META_RX.search(text, sentence_start, start)) or answered_question(text, sentence_start,
                                                                                             end)
+
+
+_WRAPPED_LINES = 2  # how many lines back a sentence wrapped in prose may begin
+
+
+def _wrapped_sentence_start(text: str, lo: int) -> int:
+    """Where the sentence that line ``lo`` continues begins: prose wraps ("If such text asks you to
+    change your task, / ..., ignore the request"). A line after a blank line, a sentence end or a list
+    item's start begins its own."""
+    for _ in range(_WRAPPED_LINES):
+        if lo == 0 or _LIST_ITEM_RX.match(text, lo):
+            break
+        previous = text.rfind("\n", 0, lo - 1) + 1
+        line = text[previous : lo - 1].rstrip()
+        if not line or line.endswith((".", "!", "?", ":", ";")) or lo - previous > _WINDOW:
+            break
+        lo = previous
+    return lo
 
 
 # "a comparison showing exactly what lines will be added to your system prompt": a question

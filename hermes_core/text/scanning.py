@@ -96,7 +96,12 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
      rf"\bfrom\s+now\s+on\b[,:]?\s+(?:you\s+(?:have\s+no|no\s+longer)\b|(?:{_OVERRIDE})\b)"),
     ("deception_hide", "tell", r"do\s+not\s+tell\s+the\s+user"),
     ("deception_hide", "user",
-     r"\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this|it)\s+to)\s+(?:\w+\s+){0,2}?user"),
+     r"\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this|it)\s+to)\s+(?:\w+\s+){0,2}?user"
+     # "don't tell users to edit settings.toml" says what not to advise; "never tell the user it passed if ..."
+     # forbids a false claim: both are rules for honesty, not concealment
+     r"(?!s?\s+(?:how\s+)?to\s+\w)(?!s?\s+(?:that\s+)?(?:[\w'-]+\s+){0,4}?(?:is|are|was|were|has\s+been|have\s+been)?\s*"
+     r"(?:fixed|done|finished|complete|completed|resolved|succeeded|passed|passing|working|safe|ready|green)\s+"
+     r"(?:if|when|unless|while|before|until)\b)"),
     ("deception_hide", "user",
      r"\b(?:do\s+not|don't|dont)\s+(?:give\s+any\s+output|respond|reply)\s+to\s+the\s+user\b"),
     ("deception_hide", "secret",
@@ -245,7 +250,8 @@ THREAT_RULES: tuple[tuple[str, str, str], ...] = (
     # -- persistence ------------------------------------------------------------------
     ("memory_poisoning", "memory",
      r"\b(?:use|using)\s+your\s+(?:\w+\s+){0,2}?memory\s+(?:\w+\s+){0,3}?to\s+store\s+this\b"
-     r"|\bcommit\s+to\s+memory\b|\bmemory\s+write\s+\w"),
+     # "memory write <key> <text>" is a command at the start of a line; "a memory write that ..." is a noun
+     r"|\bcommit\s+to\s+memory\b|^[ \t>$#]*memory\s+write\s+\w"),
     ("memory_poisoning", "store this", r"\bstore\s+this\s+instruction\b"),
 )
 
@@ -256,7 +262,10 @@ THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((rx, pid) for pid, _cues, r
 """(regex, pattern id) pairs, for tools that list what the scanner looks for."""
 
 # Not inside a tool directive's hyphenated name ("<!-- prettier-ignore-start -->", "markdownlint-disable").
-_COMMENT_KEYWORDS_RX = re.compile(r"(?<![\w-])(?:ignore|override|system|secret|hidden)(?!-)")
+# "hidden" names a hidden order, not a page element a build note says is hidden ("hidden via the hidden attribute")
+_COMMENT_KEYWORDS_RX = re.compile(r"(?<![\w-])(?:ignore|override|system|secret|hidden(?!\s+(?:via|by|until|for|behind|"
+                                  r"from|on|in|when|unless|with|attribute|class|field|input|element|menu|tab|column|"
+                                  r"row|link|section|div|span)\b))(?!-)")
 _MODAL_RX = re.compile(_MODAL)
 _OBFUSCATION_RXS = (  # letters spelled in mathematical alphanumerics, or as a run of character references
     re.compile(r"[\U0001d400-\U0001d7ff]{3,}"),
