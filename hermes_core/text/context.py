@@ -203,6 +203,8 @@ _LITERAL_OPEN_RX = LazyPattern(r"[(=,\[{:][ \t]*[rbuf]{0,2}(?:\"{3}|'{3})")  # x
 def in_multiline_literal(text: str, container: int, start: int) -> bool:
     """Inside a triple-quoted string that code in the block assigns or passes (``POISONED = '''``):
     a fixture's text is data, as a one-line literal is. A bare triple-quoted block is not enough."""
+    if text.find('"""', container, start) < 0 and text.find("'''", container, start) < 0:
+        return False  # no triple quote at all: the common case, found without the regex
     opener = -1
     for m in _LITERAL_OPEN_RX.finditer(text, container, start):
         opener = m.end()
