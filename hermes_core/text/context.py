@@ -49,6 +49,8 @@ _SENTENCE_META_RX = LazyPattern(
     r"(?:assistant|model|agent|ai|bot|chatbot|llm)|"
     # content that gives orders, described conditionally ("if a tool result tells you to ignore ...")
     r"if\s+(?:a|an|the|any|some|such|that|this|these|those)\s+[^.;\n]{0,60}?\b(?:tells?|asks?|instructs?|wants?|says)\b|"
+    r"if\s+(?:someone|somebody|anyone|anybody|people|they|it)\s+(?:\w+\s+)?(?:tells?|asks?|instructs?|wants?|says|"
+    r"requests?|tries|try)\b|"
     r"如果[^。\n]{0,12}?(?:让你|要求你|叫你|请你)|wenn\s+[^.;\n]{0,60}?\b(?:verlangt|fordert|sagt|bittet)\b|"
     r"\bsi\s+[^.;\n]{0,60}?\b(?:pide|dice|demande|dit|exige)\b|"
     # what a model does, told in the third person ("sometimes the model refuses to ...")
@@ -478,6 +480,22 @@ def ignores_files(text: str, end: int) -> bool:
     """"Ignore everything under ``generated/``": the object is a path, so the order is about files
     to leave alone, not instructions to drop ("ignore everything in your instructions" names none)."""
     return bool(_PATH_OBJECT_RX.match(text, end))
+
+
+_ABOUT_RX = LazyPattern(r"s?\s+about\s+([^.;:!?\n]{1,80})")
+# what an attack hides: this text, the agent's own acts ("the files you sent"), an act named as a noun
+_CONCEALED_RX = LazyPattern(
+    r"(?:this|that|these|those|it|any\s+of|what|anything|everything|the\s+(?:above|following|instructions?|note|"
+    r"message|request|upload|uploads|transfer|export|copy|backup|changes?|edits?|commands?|steps?|scripts?|hooks?|"
+    r"cron|keys?|files?|data|email|emails|messages))\b|.*\byou(?:r|'ve|'re)?\b")
+
+
+def names_a_topic(text: str, end: int) -> bool:
+    """"Do not tell the user about unannounced features": a subject kept out of the conversation, a
+    boundary a persona or support policy sets. Hiding this text or the agent's own acts ("about the
+    upload", "about what you did", "about the files you sent") is the attack, and stays one."""
+    m = _ABOUT_RX.match(text, end)
+    return m is not None and not _CONCEALED_RX.match(m.group(1))
 
 
 def negated(text: str, start: int) -> bool:

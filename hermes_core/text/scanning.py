@@ -538,6 +538,8 @@ def _scan(text: str, depth: int) -> list[Finding]:
                     continue
                 if pid == "prompt_injection" and context.ignores_files(folded, m.end()):
                     continue
+                if pid == "deception_hide" and context.names_a_topic(folded, m.end()):
+                    continue
                 if pid.startswith(context.READS_SECRETS) and context.names_public_key(folded, m.start(), m.end()):
                     continue
                 if unfolded is None:
@@ -566,6 +568,8 @@ def _scan(text: str, depth: int) -> list[Finding]:
     for pid, start, excerpt in intent_scan.intent_matches(plain):
         line = plain_lines(start)
         if pid.startswith(context.READS_SECRETS) and context.names_public_key(plain, start, start + len(excerpt)):
+            continue
+        if pid.startswith("deception.") and context.names_a_topic(plain, start + len(excerpt)):
             continue
         if len(plain) == len(characters) and context.titled(characters, start, start + len(excerpt)):
             continue
