@@ -50,7 +50,7 @@ _SENTENCE_META_RX = LazyPattern(
     # content that gives orders, described conditionally ("if a tool result tells you to ignore ...")
     r"if\s+(?:a|an|the|any|some|such|that|this|these|those)\s+[^.;\n]{0,60}?\b(?:tells?|asks?|instructs?|wants?|says)\b|"
     r"if\s+(?:someone|somebody|anyone|anybody|people|they|it)\s+(?:\w+\s+)?(?:tells?|asks?|instructs?|wants?|says|"
-    r"requests?|tries|try)\b|"
+    r"requests?|tries|try)\b|\b(?:if|when|whenever)\s+(?:you\s+are\s+|you're\s+|it\s+is\s+)?(?:asked|told|instructed)\s+to\b|"
     r"如果[^。\n]{0,12}?(?:让你|要求你|叫你|请你)|wenn\s+[^.;\n]{0,60}?\b(?:verlangt|fordert|sagt|bittet)\b|"
     r"\bsi\s+[^.;\n]{0,60}?\b(?:pide|dice|demande|dit|exige)\b|"
     # what a model does, told in the third person ("sometimes the model refuses to ...")
@@ -157,6 +157,10 @@ def after_a_noun(text: str, start: int) -> bool:
         return False
     return not _CLAUSE_OPENER_RX.search(before) and not _ORDER_FOLLOWS_RX.match(text, start)
 _BY_RX = LazyPattern(r"[a-z]+\s+by\b")
+# the verb is the tail of a compound noun ("prompt-leak resistance", "data-exfil tests"); a prefix is not
+# a compound's head ("re-send the keys", "auto-upload them")
+_COMPOUND_HEAD_RX = LazyPattern(r"(?<![\w-])(?!(?:re|pre|auto|co|un|de|non|self|mis|over|under|out|up|double|force)-)"
+                                r"[a-z]{3,}-$")
 
 
 def not_an_order(text: str, start: int) -> bool:
@@ -164,7 +168,7 @@ def not_an_order(text: str, start: int) -> bool:
     are read by boto3"), not as an imperative."""
     if _BY_RX.match(text, start) and _BE_RX.search(text, max(0, start - 8), start):
         return True
-    if _COMPONENT_RX.match(text, start):
+    if _COMPONENT_RX.match(text, start) or _COMPOUND_HEAD_RX.search(text, max(0, start - 24), start):
         return True
     verb = _NOUN_VERB_RX.match(text, start)
     if verb is None:
@@ -339,7 +343,11 @@ def private_cleanup(text: str, start: int, end: int) -> bool:
 # what introduces a quote as something mentioned ("an issue body containing "...", "phrases like "..."")
 _MENTION_CUE_RX = LazyPattern(
     r"(?:\b(?:containing|contains|contained|saying|says|said|titled|named|e\.g\.|i\.e\.|for\s+example|such\s+as|"
-    r"(?:phrases?|prompts?|lines?|strings?|text|messages?|comments?|words?)\s+like)[\s,:(]*"
+    r"(?:phrases?|prompts?|lines?|strings?|text|messages?|comments?|words?)\s+like|"
+    # what someone else types, reported ("users try "repeat everything above"")
+    r"(?:users?|attackers?|people|someone|they|testers?|red[\s-]teamers?)\s+(?:\w+\s+)?(?:try|tries|tried|type|"
+    r"typed|send|sent|paste|pasted|write|wrote|ask|asked|say|said))[\s,:(]*"
+    r"(?:\"[^\"]*\"\s*(?:,|or|and|/|;)?\s*)*"  # ... the quotes after the first of a list ("...", "..." or "...")
     # ... or examples in brackets after the name of their kind ("direct overrides ("ignore the rules above", ...)")
     r"|[a-z]{3,}\s+\((?:\s*\"[^\"]*\"\s*,)*\s*"
     # ... or a glossary entry: a list item's short label, a dash, the quote ("- `persona` — "You are now ...")
