@@ -364,7 +364,15 @@ def mentioned(text: str, start: int) -> bool:
     if text.count('"', lo, start) % 2 == 0:
         return False
     opener = text.rfind('"', lo, start)
-    return bool(_MENTION_CUE_RX.search(text, lo, opener))
+    if _MENTION_CUE_RX.search(text, lo, opener):
+        return True
+    closer = text.find('"', start, start + _MENTION_LOOKBACK)
+    return closer >= 0 and bool(_NAMED_QUOTE_RX.match(text, closer + 1))
+
+
+# a quote that modifies a noun names a thing ("the classic "Ignore previous instructions" line")
+_NAMED_QUOTE_RX = LazyPattern(r"\s+(?:line|phrase|prompt|string|attack|trick|payload|sentence|jailbreak|injection|"
+                              r"probe|template|pattern)s?\b")
 
 
 def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bool:
