@@ -378,7 +378,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:do\s+not|don't|dont|never)\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
        r"\b(?!\s+(?:the\s+)?(?:contents\s+of\s+)?(?:this\s+(?:file|prompt|document)|these\s+instructions|"
        r"your\s+(?:instructions|prompt|configuration)|the\s+system\s+prompt))[^\n]{0,40}?\b(?:user|developer|owner|"
-       r"operator|human|in\s+your\s+summary|anyone)\b", negatable=False),
+       r"operator|human|in\s+your\s+summary|anyone)\b"
+       # (an honesty rule forbids a false success under a condition: "never tell the user it passed if tests were
+       # skipped")
+       r"(?![^\n]{0,40}?\b(?:succeeded|passed|worked|(?:is|are|was|were)\s+(?:fixed|done|fine|green|complete)|finished|"
+       r"completed)\b[^\n]{0,40}?\b(?:if|when|unless|until|while)\b)", negatable=False),
     _r("deception", "without_telling", "without",  # negated when its sentence forbids the act: see context.negated
        r"\bwithout\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
        r"\b[^\n]{0,40}?\b(?:user|developer|owner|operator|human|anyone)\b"),
@@ -470,7 +474,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # -- credential access -----------------------------------------------------------------------
     _pair("credential_access", "read_secret_file", "ssh|id_|aws|netrc|pgpass|credentials|kube|docker|hosts.yml|"
           "shadow|passwd|keychain|history|.env|private key", _SHOW,
-          f"{_SECRET_PATHS[3:-1]}|{_BROWSER_STORES}", 50, object_not_after=r"(?:to\s`?|>\s?)$"),
+          f"{_SECRET_PATHS[3:-1]}|{_BROWSER_STORES}", 50,
+          object_not_after=r"(?:to\s`?|>\s?[\"']?)$"),  # (written to, not read: ``base64 -d > "$TMP/kubeconfig"``)
     _pair("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
           # (not a value piped into the next command: ``echo "$DEPLOY_KEY" | base64 -d > key`` prints nothing)
           _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)"
@@ -938,8 +943,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        negatable=False),
     _r("fake_turn", "authority_markers", "[system]|[admin|<instruction>|core instruction|legal amendment|system:",
        r"\[system\]\s*\[system\]|\[system\][ \t]*\S|\[admin\s+request|<instruction>|--\s*core\s+instruction|"
-       r"legal\s+amendment,\s+follow|^[ \t]*\[?system\]?[ \t]*(?:message)?[ \t]*:[ \t]*(?:ignore|focus|this\s+is|you\b|"
-       r"the\s+assistant|print|report|respond|reply|must|always|never|do\s+not|provide|output|important|note)",
+       r"legal\s+amendment,\s+follow|^[ \t]*\[?system\]?[ \t]*(?:message)?[ \t]*:[ \t]*(?:ignore|focus|this\s+is|"
+       r"you\b(?!\s+are\s+(?:a|an)\s)|the\s+assistant|print|report|respond|reply|must|always|never|do\s+not|provide|output|"
+       r"important|note)"
+       # "SYSTEM: You are a SQL tutor." opening a prompt file defines it; the same line further down is a fake turn
+       r"|(?<=\n)[ \t]*\[?system\]?[ \t]*(?:message)?[ \t]*:[ \t]*you\s+are\s+(?:a|an)\s",
        negatable=False),
     # -- hidden HTML and markdown -----------------------------------------------------------------
     _r("hidden_markup", "hidden_element", "hidden|style",
