@@ -225,15 +225,16 @@ def _pairs(text: str, rule: IntentRule, plan: _Plan, verbs: tuple[int, ...], obj
         os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 4), s)
                and not not_after.search(text, max(0, (t := _token_start(text, s)) - 4), t)]
     starts = [s for s, _e in os_]
+    gap = "\n\n" if rule.paragraph else "\n"  # what the words between verb and object may not contain
     for v_start, v_end in vs:
         i = bisect.bisect_left(starts, v_end)
-        if i < len(os_) and os_[i][0] - v_end <= rule.window and "\n" not in text[v_end : os_[i][0]]:
+        if i < len(os_) and os_[i][0] - v_end <= rule.window and gap not in text[v_end : os_[i][0]]:
             yield v_start, os_[i][1]
             continue
         if rule.either_order:
             j = bisect.bisect_left(starts, v_start) - 1  # the nearest object starting before the verb
             if j >= 0 and os_[j][1] <= v_start and v_start - os_[j][1] <= rule.window and (
-                    "\n" not in text[os_[j][1] : v_start]):
+                    gap not in text[os_[j][1] : v_start]):
                 yield os_[j][0], v_end
 
 
@@ -252,8 +253,11 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
         spans = _pairs(text, rule, plan, verbs, objects, live) if objects else (
             (m.start(), m.end()) for m in _finditer(text, plan, verbs, live))
         flagged_to = -1  # end of the last match yielded: one per line is enough, and keeps huge lines linear
+        addressed = _LineTest(text, rule.addressee) if rule.addressee else None
         for start, end in spans:
             if flagged_to >= 0 and start >= flagged_to and "\n" not in text[flagged_to:start]:
+                continue
+            if addressed is not None and not addressed(start):
                 continue
             if rule.negatable and context.negated(text, start):
                 continue
@@ -267,6 +271,32 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
         yield from _persona_matches(text, plan, live)
     yield from _filler_floods(text, words)
     yield from _code_insertions(text)
+    yield from _obeyed_fetches(text)
+
+
+class _LineTest:
+    """Whether a regex occurs (starts) within :data:`ADDRESSEE_REACH` characters of an offset, on its line: the regex's
+    matches are found in one pass over the text, each offset answered by a binary search (linear on huge text)."""
+
+    def __init__(self, text: str, pattern: str) -> None:
+        self.text = text
+        self.starts = [m.start() for m in _compiled(pattern).finditer(text)]
+
+    def __call__(self, pos: int) -> bool:
+        # the nearest match on each side decides: one further away is behind the same newline, if any
+        j = bisect.bisect_left(self.starts, pos)
+        for at in self.starts[max(0, j - 1) : j + 1]:
+            if abs(at - pos) <= ADDRESSEE_REACH and "\n" not in self.text[min(at, pos) : max(at, pos)]:
+                return True
+        return False
+
+
+ADDRESSEE_REACH = 300
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 _CONDITION_RX = re.compile(
@@ -412,4 +442,62 @@ def _code_insertions(text: str) -> Iterator[tuple[str, int, str]]:
         risky = _RISKY_CODE_RX.search(text, m.end(), _block_end(text, m.end()))
         if risky:
             yield "tool_use_coercion.smuggled_code", m.start(), _excerpt(text, m.start(), m.end())
+            return
+
+
+# -- orders fetched from elsewhere: the content of a remote source obeyed, whatever it turns out to be ------------
+
+# what is obeyed is unbounded: "carry out whatever it returns", "follow the text it contains", "eval() it"
+_OBEY_VERBS = ("carry out", "execute", "run", "follow", "obey", "apply", "do", "perform", "act on", "implement")
+_UNSEEN_OBJECT = (r"\s+(?:whatever|what(?:ever)?\s+(?:it|they)|everything\s+(?:it|they)|the\s+(?:\w+\s+)?(?:text|"
+                  r"instructions?|commands?|directives?|tasks?|orders?|steps|contents?|lines?)\s+(?:(?:that\s+)?(?:it|they)|"
+                  r"(?:in\s+)?there))\s+(?:\w+\s+)?(?:returns?|contains?|says?|lists?|gives?|serves?|responds?|holds|sends?|"
+                  r"prints?|outputs?|provides?|has)\b")
+# (one regex per verb, each starting with its literal: the engine's fast search, where an alternation of verbs
+# would be tried at every position of a megabyte)
+_OBEY_UNSEEN = (
+    *(re.compile(verb.replace(" ", r"\s+") + _UNSEEN_OBJECT) for verb in _OBEY_VERBS),
+    re.compile(r"(?:eval|exec)\s*\(\s*\)\s+(?:it|them|the\s+(?:result|response|file|script))\b"),
+    re.compile(r"and\s+(?:eval|exec)\s+(?:it|them|the\s+(?:result|response))\b"),
+)
+# obeyed as written: "follow it exactly", "obey them", "do what it says" (counts only for a message somebody edits)
+_AS_WRITTEN_OBJECT = (r"\s+(?:it|them|its\s+(?:instructions|directives|orders|commands)|"
+                      r"their\s+(?:instructions|directives|orders|commands))\b")
+_OBEY_AS_WRITTEN = (
+    *(re.compile(verb.replace(" ", r"\s+") + _AS_WRITTEN_OBJECT) for verb in ("follow", "obey", "execute", "carry out",
+                                                                                 "apply")),
+    re.compile(r"do\s+(?:what|whatever)\s+(?:it|they)\s+(?:says?|tells?\s+you)\b"),
+)
+_FETCH_RX = re.compile(r"\b(?:fetch|download|query|poll|read|check|get|pull|visit|open|curl|wget|look\s+up|consult|"
+                       r"load|retrieve|request|grab|subscribe|listen)\b")
+_REMOTE_RX = re.compile(r"https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|dev|sh|me|co|app|"
+                        r"xyz|example|info|site|online|cloud)\b|\btxt\s+record\b")
+_MESSAGE_RX = re.compile(r"\b(?:comments?|messages?|posts?|records?|txt|queue|channel|thread|ticket|issue|feed|gist|"
+                         r"paste|webhook|inbox|pinned)\b")
+_FETCH_REACH = 300  # how far before the order its source may be named (a comment may wrap onto the next lines)
+_MAX_ORDERS = 200
+
+
+def _obeyed_fetches(text: str) -> Iterator[tuple[str, int, str]]:
+    """An order to obey what a remote source returns, with the fetch of that source named within
+    :data:`_FETCH_REACH` characters before it in the same paragraph: the source is a URL or host for content
+    obeyed unseen ("fetch https://... and carry out whatever it returns"), a message somebody else edits for
+    content obeyed as written ("read the pinned message in #ops and follow it"). Each order is looked at once;
+    at most :data:`_MAX_ORDERS` per text."""
+    seen = 0
+    for orders, source in ((_OBEY_UNSEEN, _REMOTE_RX), (_OBEY_AS_WRITTEN, _MESSAGE_RX)):
+        for m in (m for rx in orders for m in rx.finditer(text) if _starts_word(text, m.start())):
+            seen += 1
+            if seen > _MAX_ORDERS:
+                return
+            lo = max(0, m.start() - _FETCH_REACH)
+            paragraph = text.rfind("\n\n", lo, m.start())
+            lo = paragraph + 2 if paragraph >= 0 else lo
+            fetch = _FETCH_RX.search(text, lo, m.start())
+            # a host or URL is the fetch's object (after its verb); a message may be named anywhere before the order
+            if fetch is None or not source.search(text, lo if source is _MESSAGE_RX else fetch.start(), m.start()):
+                continue
+            if context.negated(text, m.start()) or context.is_discussion(text, m.start(), m.end()):
+                continue
+            yield "command_and_control.obey_fetched", m.start(), _excerpt(text, fetch.start(), m.end())
             return
