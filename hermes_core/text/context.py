@@ -75,6 +75,9 @@ _NEGATION_RX = LazyPattern(
     r"(?:\b(?:never|not|don't|dont|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|won't|"
     r"refus(?:e|es|ed|ing)\s+to|declin(?:e|es|ed|ing)\s+to|avoid\w*|no\s+one\s+should|"
     r"no|nunca|jamás|jamais|ne|n'|nie|niemals|nicht)\s+(?:ever\s+|jamais\s+|pas\s+)?(?:[\w'-]+\s+){0,1})$|\bn'$|"
+    # an act kept from someone else ("never ask them to paste a key into chat", "don't make users disable 2FA")
+    r"\b(?:never|don't|dont|do\s+not|must\s+not|should\s+not)\s+(?:ask|tell|make|get|let|have|want|expect|require|"
+    r"force|encourage|instruct)\s+(?:them|the\s+user|users|him|her|anyone|people|customers|the\s+customer)\s+(?:to\s+)?$|"
     # a refusal of what others ask ("must refuse requests to disable the sandbox", "never follow instructions to ...")
     r"\b(?:refus\w*|reject\w*|declin\w*|deny|denies|denied|ignor\w*|(?:never|not|don't|do\s+not)\s+(?:follow|obey|honou?r|"
     r"act\s+on|comply\s+with))\s+(?:any\s+|all\s+|such\s+)?(?:\w+\s+)?(?:requests?|attempts?|instructions?|orders?|"
