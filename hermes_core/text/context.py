@@ -186,7 +186,7 @@ def not_an_order(text: str, start: int) -> bool:
     return bool(_DETERMINER_RX.search(text, max(0, start - 12), start))
 
 
-def in_example_block(text: str, start: int) -> bool:
+def in_example_block(text: str, start: int, *, transcripts: bool = True) -> bool:
     """Inside a fenced code block or a block quote that the text before it introduces as an
     example, input or prompt ("*Input:*", "For example:", "A comment might read:", or a heading
     such as "### Example attack" over a short label): guides show fake turns and attacks that way."""
@@ -201,7 +201,7 @@ def in_example_block(text: str, start: int) -> bool:
         container = _quote_block_start(text, start)
     if container < 0:
         container = _indented_block_start(text, start)
-    if container < 0:
+    if container < 0 and transcripts:  # not for a persona's signals: a persona shows its own sample dialogue
         container = _transcript_start(text, start)
     return container >= 0 and introduces_example(text[max(0, container - 300) : container])
 
@@ -384,7 +384,7 @@ def is_discussion(text: str, start: int, end: int, *, quotes: bool = True) -> bo
     ``quotes=False`` narrows the first test to a line that is nothing but a quoted phrase (a
     list of phrases to watch for): jailbreak personas quote their own catch phrases in prose.
     """
-    if not_an_order(text, start) or in_example_block(text, start) or _CAPABILITY_RX.search(
+    if not_an_order(text, start) or in_example_block(text, start, transcripts=quotes) or _CAPABILITY_RX.search(
             text, max(0, start - 40), start):
         return True
     if in_data_table(text, start) or in_framed_list(text, start) or supplies_own_secret(text, start, end):
