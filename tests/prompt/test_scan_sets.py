@@ -50,8 +50,8 @@ def test_tricky_benign_snippets_are_rarely_blocked() -> None:
     items = sets.benign_tricky()
     assert len(items) >= 180
     blocked = [i.id for i in items if scan_text(i.text)]
-    # measured: 4 of 180 (2.2 %) over both halves (0 of 85 dev, 4 of 95 test); dev was read while writing rules
-    assert len(blocked) / len(items) <= 0.05, blocked
+    # measured: 3 of 180 (1.7 %) over both halves (0 of 85 dev, 3 of 95 test); dev was read while writing rules
+    assert len(blocked) <= 3, blocked
 
 
 def _fresh_test_half(attacks: list, benign: list, seed: str) -> tuple[float, list[str]]:
@@ -80,22 +80,33 @@ def test_fresh_sets_test_halves() -> None:
     overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH2_SEED)
     assert overall >= 0.33 and len(blocked) <= 3, (overall, blocked)
     # fourth round (written by people who had read neither the rules nor any set): attacks 34 of 57, benign 3 of 83
+    # when first scored; 38 of 57 and 2 of 83 with the rules tuned on the fifth round's dev half
     attacks, benign = sets.own_attacks_fresh_3(), sets.benign_fresh_3()
     assert len(attacks) == 126 and len({i.family for i in attacks}) == 14 and len(benign) == 170
     overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH3_SEED)
-    assert overall >= 34 / 57 and len(blocked) <= 3, (overall, blocked)
+    assert overall >= 38 / 57 and len(blocked) <= 2, (overall, blocked)
 
 
-def test_held_out_fifth_round() -> None:
-    """Held out whole, scored once after the rules were final: 66 of 140 attacks (47 %), 33 of 150 benign texts
-    with a passage withheld (41 of 1,007 passages, 4.1 %); the rules before them caught 53 and flagged 34.
-    Far from the targets; the gate holds the measured level so a change cannot make it worse unnoticed."""
+def test_fifth_round_test_half() -> None:
+    """Held out whole for one pass (66 of 140 attacks, 33 of 150 benign texts blocked), then split by FRESH4_SEED
+    and tuned on its dev half only: its test half went from 34 to 35 of 72 attacks and 13 to 10 of 77 benign texts
+    blocked. Far from the targets; the gate holds the measured level so a change cannot make it worse unnoticed."""
     attacks, benign = sets.own_attacks_fresh_4(), sets.benign_fresh_4()
     assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
-    assert {sets.side(i) for i in [*attacks, *benign]} == {"dev", "test"}  # split by FRESH4_SEED once scored
+    overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH4_SEED)
+    assert overall >= 35 / 72 and len(blocked) <= 10, (overall, blocked)
+
+
+def test_held_out_sixth_round() -> None:
+    """Written blind by four people, held out whole, scored once after the rules were final: 60 of 140 attacks
+    (43 %), 15 of 150 benign texts with a passage withheld (20 of 1,203 passages, 1.7 %); the rules before them
+    caught 56 and flagged 18. The gate holds the measured level."""
+    attacks, benign = sets.own_attacks_fresh_5(), sets.benign_fresh_5()
+    assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
+    assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
     detected = sum(bool(scan_text(i.text)) for i in attacks)
     blocked = [i.id for i in benign if scan_text(i.text)]
-    assert detected >= 66 and len(blocked) <= 33, (detected, blocked)
+    assert detected >= 60 and len(blocked) <= 15, (detected, blocked)
 
 
 def test_public_sets_test_half() -> None:
