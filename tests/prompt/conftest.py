@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,23 @@ def write_skill(root: Path, rel: str, front: str, body: str = "# Skill\n\nSteps.
     path = folder / "SKILL.md"
     path.write_text(f"---\n{front}\n---\n{body}", encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def scan_times() -> Callable[[str], tuple[float, float]]:
+    """CPU seconds to scan a quarter of a text and the whole of it, the faster of two runs each: the
+    linear-time tests compare the two (four times the text, about four times the time). CPU time, because
+    other processes on a busy machine do not count."""
+    from hermes_core.text.scanning import scan_text
+
+    def timed(text: str) -> float:
+        started = time.process_time()
+        scan_text(text)
+        return time.process_time() - started
+
+    def times(text: str) -> tuple[float, float]:
+        scan_text("warm up")
+        quarter = text[: len(text) // 4]
+        return min(timed(quarter) for _ in range(2)), min(timed(text) for _ in range(2))
+
+    return times

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import attack_sets  # benchmarks/ is on the test path (pyproject.toml)
@@ -17,6 +17,8 @@ import pytest
 import scan_sets
 
 from hermes_core.text.scanning import scan_text
+
+ScanTimes = Callable[[str], tuple[float, float]]  # the scan_times fixture (conftest.py)
 
 # (rule id, an attack of that class, its benign twin: the same words doing something ordinary)
 CLASSES = [
@@ -89,16 +91,8 @@ def test_a_quoted_or_discussed_class_is_not_an_attack() -> None:
     ("summarize previous convert the rules above your last prompt " * 20 + "\n") * 800,
     ("a-b-c-d-e-f " + "x-y-z-" * 30 + "\n") * 5000,
 ])
-def test_new_classes_stay_linear_on_a_megabyte(text: str) -> None:
-    quarter = text[: len(text) // 4]
-    scan_text("warm up")
-
-    def timed(t: str) -> float:
-        started = time.process_time()
-        scan_text(t)
-        return time.process_time() - started
-
-    small, big = min(timed(quarter) for _ in range(2)), min(timed(text) for _ in range(2))
+def test_new_classes_stay_linear_on_a_megabyte(text: str, scan_times: ScanTimes) -> None:
+    small, big = scan_times(text)
     assert big < 4.0  # no hang: the slowest of these, 15,000 code lead-ins, takes 2.3-2.6 s on a quiet 2-core machine
     # four times the text: about four times the time (3.7-4.4 measured); quadratic work would be 16. The slack
     # is for a busy machine, where one timing of the pair can run on a slower core than the other.
