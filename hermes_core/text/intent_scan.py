@@ -274,6 +274,9 @@ def intent_matches(text: str) -> Iterator[tuple[str, int, str]]:
     yield from _obeyed_fetches(text)
 
 
+ADDRESSEE_REACH = 300
+
+
 class _LineTest:
     """Whether a regex occurs (starts) within :data:`ADDRESSEE_REACH` characters of an offset, on its line: the regex's
     matches are found in one pass over the text, each offset answered by a binary search (linear on huge text)."""
@@ -290,8 +293,6 @@ class _LineTest:
                 return True
         return False
 
-
-ADDRESSEE_REACH = 300
 
 
 @functools.cache
