@@ -191,12 +191,12 @@ def in_example_block(text: str, start: int, *, transcripts: bool = True) -> bool
     example, input or prompt ("*Input:*", "For example:", "A comment might read:", or a heading
     such as "### Example attack" over a short label): guides show fake turns and attacks that way."""
     container = _fence_start(text, start)
+    if in_multiline_literal(text, container if container >= 0 else max(0, start - _FENCE_LOOKAHEAD), start):
+        return True  # a fixture, in a code block or a source file: ``PAYLOAD = """ ... """``
     if container >= 0 and (_DIAGRAM_FENCE_RX.match(text, container) or (quoted(text, start, start + 1) and (
             _CODE_LITERAL_RX.search(text, max(0, start - 80), start) or _LINE_QUOTE_RX.search(
-                text, max(0, start - 80), start))) or in_multiline_literal(text, container, start)):
+                text, max(0, start - 80), start)))):
         return True  # a diagram's labels, or a string literal in code (``-d '{"text": "..."}'``) are data
-    if container < 0 and in_multiline_literal(text, max(0, start - _FENCE_LOOKAHEAD), start):
-        return True  # a fixture in a source file: ``PAYLOAD = """ ... """``
     if container < 0:
         container = _quote_block_start(text, start)
     if container < 0:
@@ -245,7 +245,8 @@ _ROLE_LINE_RX = LazyPattern(r"[ \t]*(?:user|assistant|human|ai|bot|customer|agen
 def _transcript_start(text: str, start: int) -> int:
     """Where the run of chat lines (``User: ...`` / ``Assistant: ...``, blank lines between) holding
     ``start`` begins, or -1: few-shot examples and sample dialogues, introduced like any example."""
-    start += len(text[start : start + 80]) - len(text[start : start + 80].lstrip())  # a match may open on "\n"
+    head = text[start : start + 80]
+    start += len(head) - len(head.lstrip())  # a match may open on "\n"
     if not _ROLE_LINE_RX.match(text, text.rfind("\n", 0, start) + 1):
         return -1
     return _run_start(text, start, lambda lo, hi: text[lo:hi].strip() == "" or bool(_ROLE_LINE_RX.match(text, lo)))

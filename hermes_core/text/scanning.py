@@ -511,6 +511,17 @@ def scan_text(text: str) -> list[Finding]:
     return _scan(text, depth=0)
 
 
+def _cleared_by_its_object(text: str, pid: str, start: int, end: int) -> bool:
+    """What the match acts on turns out harmless, for phrase and intent rules alike: files to leave
+    alone ("ignore everything under ``generated/``"), a public ssh key for the rules that read or send
+    secrets, a topic kept out of the conversation ("do not tell the user about unannounced features")."""
+    from hermes_core.text import context
+
+    return ((pid == "prompt_injection" and context.ignores_files(text, end))
+            or (pid.startswith("deception") and context.names_a_topic(text, end))
+            or (pid.startswith(context.READS_SECRETS) and context.names_public_key(text, start, end)))
+
+
 def _scan(text: str, depth: int) -> list[Finding]:
     from hermes_core.text import context, decoding, intent_scan
 
@@ -536,11 +547,7 @@ def _scan(text: str, depth: int) -> list[Finding]:
                     continue
                 if context.is_discussion(folded, m.start(), m.end()) or context.is_own_credential(folded, m, pid):
                     continue
-                if pid == "prompt_injection" and context.ignores_files(folded, m.end()):
-                    continue
-                if pid == "deception_hide" and context.names_a_topic(folded, m.end()):
-                    continue
-                if pid.startswith(context.READS_SECRETS) and context.names_public_key(folded, m.start(), m.end()):
+                if _cleared_by_its_object(folded, pid, m.start(), m.end()):
                     continue
                 if unfolded is None:
                     unfolded = _Unfolded(characters)
@@ -567,9 +574,7 @@ def _scan(text: str, depth: int) -> list[Finding]:
     phrase_lines = {line for _pid, line in seen}  # a line the phrase rules flagged needs no second name
     for pid, start, excerpt in intent_scan.intent_matches(plain):
         line = plain_lines(start)
-        if pid.startswith(context.READS_SECRETS) and context.names_public_key(plain, start, start + len(excerpt)):
-            continue
-        if pid.startswith("deception.") and context.names_a_topic(plain, start + len(excerpt)):
+        if _cleared_by_its_object(plain, pid, start, start + len(excerpt)):
             continue
         if len(plain) == len(characters) and context.titled(characters, start, start + len(excerpt)):
             continue
