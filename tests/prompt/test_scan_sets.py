@@ -99,16 +99,14 @@ def test_fifth_round_test_half() -> None:
     assert overall >= 35 / 72 and len(blocked) <= 10, (overall, blocked)
 
 
-def test_held_out_sixth_round() -> None:
-    """Written blind by four people, held out whole, scored once after the rules were final: 60 of 140 attacks
-    (43 %), 15 of 150 benign texts with a passage withheld (20 of 1,203 passages, 1.7 %); the rules before them
-    caught 56 and flagged 18. The gate holds the measured level."""
+def test_sixth_round_test_half() -> None:
+    """Written blind by four people, held out whole and scored once: 60 of 140 attacks (43 %), 15 of 150 benign
+    texts with a passage withheld (20 of 1,203 passages, 1.7 %). Then split by FRESH5_SEED; before any tuning on
+    its dev half, its test half stood at 33 of 78 attacks and 8 of 79 benign texts. The gate holds that level."""
     attacks, benign = sets.own_attacks_fresh_5(), sets.benign_fresh_5()
     assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
-    assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
-    detected = sum(bool(scan_text(i.text)) for i in attacks)
-    blocked = [i.id for i in benign if scan_text(i.text)]
-    assert detected >= 60 and len(blocked) <= 15, (detected, blocked)
+    overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH5_SEED)
+    assert overall >= 33 / 78 and len(blocked) <= 8, (overall, blocked)
 
 
 def test_public_sets_test_half() -> None:
