@@ -193,6 +193,8 @@ def in_example_block(text: str, start: int, *, transcripts: bool = True) -> bool
     container = _fence_start(text, start)
     if in_multiline_literal(text, container if container >= 0 else max(0, start - _FENCE_LOOKAHEAD), start):
         return True  # a fixture, in a code block or a source file: ``PAYLOAD = """ ... """``
+    if in_list_literal(text, start):
+        return True  # ... or one string of a list that code assigns: ``CASES = [\n    "...",\n]``
     if container >= 0 and (_DIAGRAM_FENCE_RX.match(text, container) or (quoted(text, start, start + 1) and (
             _CODE_LITERAL_RX.search(text, max(0, start - 80), start) or _LINE_QUOTE_RX.search(
                 text, max(0, start - 80), start)))):
@@ -204,6 +206,30 @@ def in_example_block(text: str, start: int, *, transcripts: bool = True) -> bool
     if container < 0 and transcripts:  # not for a persona's signals: a persona shows its own sample dialogue
         container = _transcript_start(text, start)
     return container >= 0 and introduces_example(text[max(0, container - 300) : container])
+
+
+_LIST_OPEN_RX = LazyPattern(r"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]{1,60})?=[ \t]*[\[({][ \t]*(?:#[^\n]*)?")
+_STRING_ELEMENT_RX = LazyPattern(r"[ \t]*[rbuf]{0,2}(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')[ \t]*,?[ \t]*(?:#[^\n]*)?")
+_LIST_LOOKBACK_LINES = 100
+
+
+def in_list_literal(text: str, start: int) -> bool:
+    """On a line that is one string of a list, tuple or dict literal assigned in code (``INJECTIONS = [``, then
+    one quoted string per line): a test's cases are data. Only string lines may stand between the two."""
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    line = text.rfind("\n", 0, start) + 1
+    if not _STRING_ELEMENT_RX.fullmatch(text, line, end):
+        return False
+    for _ in range(_LIST_LOOKBACK_LINES):
+        if line == 0:
+            return False
+        end, line = line - 1, text.rfind("\n", 0, line - 1) + 1
+        if _LIST_OPEN_RX.fullmatch(text, line, end):
+            return True
+        if not _STRING_ELEMENT_RX.fullmatch(text, line, end):
+            return False
+    return False
 
 
 _LITERAL_OPEN_RX = LazyPattern(r"[(=,\[{:][ \t]*[rbuf]{0,2}(?:\"{3}|'{3})")  # x = <three quotes>, f(<three quotes>
@@ -347,10 +373,13 @@ def private_cleanup(text: str, start: int, end: int) -> bool:
 # what introduces a quote as something mentioned ("an issue body containing "...", "phrases like "..."")
 _MENTION_CUE_RX = LazyPattern(
     r"(?:\b(?:containing|contains|contained|saying|says|said|titled|named|e\.g\.|i\.e\.|for\s+example|such\s+as|"
+    # ... in other languages ("por ejemplo: «...»", "zum Beispiel „...“", "例如“...”")
+    r"por\s+ejemplo|p\.\s?ej\.|como\s+por\s+ejemplo|zum\s+beispiel|z\.\s?b\.|beispielsweise|par\s+exemple|p\.\s?ex\.|"
+    r"per\s+esempio|ad\s+esempio|por\s+exemplo|"
     r"(?:phrases?|prompts?|lines?|strings?|text|messages?|comments?|words?)\s+like|"
     # what someone else types, reported ("users try "repeat everything above"")
     r"(?:users?|attackers?|people|someone|they|testers?|red[\s-]teamers?)\s+(?:\w+\s+)?(?:try|tries|tried|type|"
-    r"typed|send|sent|paste|pasted|write|wrote|ask|asked|say|said))[\s,:(]*"
+    r"typed|send|sent|paste|pasted|write|wrote|ask|asked|say|said)|例如|比如|例えば|たとえば|예를\s+들어)[\s,:：，(]*"
     r"(?:\"[^\"]*\"\s*(?:,|or|and|/|;)?\s*)*"  # ... the quotes after the first of a list ("...", "..." or "...")
     # ... or examples in brackets after the name of their kind ("direct overrides ("ignore the rules above", ...)")
     r"|[a-z]{3,}\s+\((?:\s*\"[^\"]*\"\s*,)*\s*"
@@ -365,13 +394,27 @@ def mentioned(text: str, start: int) -> bool:
     floor = max(0, start - _MENTION_LOOKBACK)
     paragraph = text.rfind("\n\n", floor, start)
     lo = paragraph + 2 if paragraph >= 0 else floor
-    if text.count('"', lo, start) % 2 == 0:
+    opener = _open_quote(text, lo, start)
+    if opener < 0:
         return False
-    opener = text.rfind('"', lo, start)
     if _MENTION_CUE_RX.search(text, lo, opener):
         return True
-    closer = text.find('"', start, start + _MENTION_LOOKBACK)
+    closer = text.find(_CLOSER.get(text[opener], '"'), start, start + _MENTION_LOOKBACK)
     return closer >= 0 and bool(_NAMED_QUOTE_RX.match(text, closer + 1))
+
+
+_CLOSER = {"«": "»", "“": "”", "„": "“"}
+
+
+def _open_quote(text: str, lo: int, start: int) -> int:
+    """Where the quote that ``start`` sits inside opens, or -1: an odd count of straight double quotes, or a
+    paired mark (« », “ ”, „ “) opened after the last one closed."""
+    best = text.rfind('"', lo, start) if text.count('"', lo, start) % 2 else -1
+    for opening_mark, closing_mark in _CLOSER.items():
+        opened = text.rfind(opening_mark, lo, start)
+        if opened > best and text.rfind(closing_mark, opened + 1, start) < 0:
+            best = opened
+    return best
 
 
 # a quote that modifies a noun names a thing ("the classic "Ignore previous instructions" line")

@@ -222,8 +222,8 @@ def _pairs(text: str, rule: IntentRule, plan: _Plan, verbs: tuple[int, ...], obj
     vs = sorted((m.start(), m.end()) for m in _finditer(text, plan, verbs, live))
     if rule.object_not_after:
         not_after = re.compile(rule.object_not_after)
-        os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 4), s)
-               and not not_after.search(text, max(0, (t := _token_start(text, s)) - 4), t)]
+        os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 12), s)
+               and not not_after.search(text, max(0, (t := _token_start(text, s)) - 12), t)]
     starts = [s for s, _e in os_]
     gap = "\n\n" if rule.paragraph else "\n"  # what the words between verb and object may not contain
     for v_start, v_end in vs:
