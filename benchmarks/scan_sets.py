@@ -46,7 +46,7 @@ PUBLIC3_SEED = "hermes-scan-public-3"
 PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bipia_code", "bipia_text_relevant",
                           "bipia_text_targeted", "promptmap_heldout"})
 #: Sets with no dev half: added after the rules were written, scored once, never read
-HELDOUT_SETS = frozenset({"promptmap_heldout"})
+HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_6", "own_attacks_fresh_6"})
 _SEED_OF = {name: seed for seed, names in ((FRESH_SEED, FRESH_SETS), (FRESH2_SEED, FRESH2_SETS),
                                            (FRESH3_SEED, FRESH3_SETS), (FRESH4_SEED, FRESH4_SETS),
                                            (FRESH5_SEED, FRESH5_SETS),
@@ -288,7 +288,7 @@ def own_attacks_fresh_4() -> list[Item]:
 
 
 def benign_fresh_5() -> list[Item]:
-    """The sixth round, held out whole (see scan_data/README.md)."""
+    """The sixth round: held out whole for one pass, then split by ``FRESH5_SEED`` (scan_data/README.md)."""
     return _jsonl(DATA / "benign_fresh_5.jsonl", "benign_fresh_5", False)
 
 
@@ -296,7 +296,16 @@ def own_attacks_fresh_5() -> list[Item]:
     return _jsonl(DATA / "attacks_fresh_5.jsonl", "own_attacks_fresh_5", True)
 
 
+def benign_fresh_6() -> list[Item]:
+    """The seventh round, held out whole (see scan_data/README.md)."""
+    return _jsonl(DATA / "benign_fresh_6.jsonl", "benign_fresh_6", False)
+
+
+def own_attacks_fresh_6() -> list[Item]:
+    return _jsonl(DATA / "attacks_fresh_6.jsonl", "own_attacks_fresh_6", True)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
     return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *own_attacks_fresh_2(), *own_attacks_fresh_3(),
-            *own_attacks_fresh_4(), *own_attacks_fresh_5(), *benign_tricky(), *benign_fresh(), *benign_fresh_2(),
-            *benign_fresh_3(), *benign_fresh_4(), *benign_fresh_5()]
+            *own_attacks_fresh_4(), *own_attacks_fresh_5(), *own_attacks_fresh_6(), *benign_tricky(), *benign_fresh(),
+            *benign_fresh_2(), *benign_fresh_3(), *benign_fresh_4(), *benign_fresh_5(), *benign_fresh_6()]
