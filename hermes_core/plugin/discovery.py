@@ -42,6 +42,7 @@ DEFAULT_PLUGINS: tuple[tuple[PluginKind, str, str], ...] = (
     ("plugin", "prompt", "hermes_prompt"),
     ("plugin", "summarizers", "hermes_summarizers"),
     ("plugin", "scanner", "hermes_scanner"),
+    ("plugin", "injection_model", "hermes_injection_model"),
     ("context_engine", "compressor", "hermes_compressor:CompressorEngine"),
     ("memory_provider", "builtin", "hermes_memory_builtin:BuiltinMemoryProvider"),
 )

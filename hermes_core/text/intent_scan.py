@@ -21,6 +21,8 @@ from hermes_core.text.intent import INTENT_RULES, PERSONA_SIGNALS, PERSONA_SPAN,
 _MAX_SIGNAL_MATCHES = 200  # per signal and text: enough to score, bounded on adversarial input
 _AGENT_ADDRESS_RX = re.compile(
     r"\b(?:ai|agents?|assistant|llm|claude|copilot|model|gpt)\b\s*[:,]|\b(?:quietly|secretly|silently)\b"
+    # ("a request to automated contributors: ...", "only you will read it")
+    r"|\bautomated\s+(?:contributors|helpers|tools|agents|assistants|reviewers|readers)\b\s*[:,]|\bonly\s+you\s+will\s+(?:read|see)\b"
 )
 
 
@@ -37,7 +39,8 @@ def expand(pattern: str, limit: int = 64) -> list[tuple[str, bool]]:
 
     ``\\b(?:ignore|forget)\\s+x|y`` becomes ``ignore\\s+x``, ``forget\\s+x`` and ``y``: the
     regex engine searches for a leading literal at memchr speed, while a leading group or
-    ``\\b`` makes it try every position. A group followed by a quantifier is left alone.
+    ``\\b`` makes it try every position. A group followed by a quantifier is left alone; a leading
+    lookbehind is kept in front of each alternative of what follows it.
     """
     from hermes_core.text.scanning import _alternatives
 
@@ -45,6 +48,10 @@ def expand(pattern: str, limit: int = 64) -> list[tuple[str, bool]]:
     for alt in _alternatives(pattern):
         bounded = alt.startswith("\\b")
         body = alt[2:] if bounded else alt
+        if body.startswith(("(?<=", "(?<!")) and (close := _closing(body, 0)) > 0:
+            look = body[: close + 1]  # a leading lookbehind stays in front of each alternative after it
+            out.extend((look + sub, bounded or sub_bounded) for sub, sub_bounded in expand(body[close + 1 :], limit))
+            continue
         if body.startswith("(?:"):
             close = _closing(body, 0)
             rest = body[close + 1 :] if close > 0 else ""
@@ -64,6 +71,11 @@ def literal_prefix(rx: str) -> str:
     """The characters every match of ``rx`` starts with ("" when it starts with a class or group)."""
     out: list[str] = []
     i = 0
+    while rx.startswith(("(?<=", "(?<!"), i):  # a lookbehind is zero-width: every match starts after it
+        close = _closing(rx, i)
+        if close < 0:
+            return ""
+        i = close + 1
     while i < len(rx):
         ch = rx[i]
         if ch == "\\" and i + 1 < len(rx) and not rx[i + 1].isalnum():

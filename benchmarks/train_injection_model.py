@@ -1,0 +1,163 @@
+"""Train the injection model (plugins/hermes_injection_model) on dev halves only, and write its weights.
+
+    python benchmarks/train_injection_model.py [--real DIR1,DIR2,DIR3]   # the real-file caches, as bench_real_context
+
+What it learns from (never a test half, never a held-out set):
+* attacks: the dev half of every set in scan_sets.py and attack_sets.py (those read from a cache
+  only when ``HERMES_PUBLIC_ATTACKS`` names one), and ``scan_data/paraphrases_dev.jsonl``: three
+  rewordings of each dev-half attack of rounds five and six, written by people who had not read the rules;
+* benign: every passage of the dev-half benign texts, the paraphrases' benign twins, the dev halves
+  of the three real-file samples (when their caches are given), the 97 benign corpus files and the
+  messages of the 17 corpus transcripts (weighted lower: ordinary text is easy).
+
+Logistic regression with AdaGrad and a little L2, over hashed word uni- and bigrams (model.py). The
+threshold comes from 3-fold cross-validation on the dev halves: the score that 2 % of the benign
+dev texts exceed when each is scored by a model that did not see it. Features in fewer than
+:data:`MIN_COUNT` training units are dropped. Deterministic: same data, same weights.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins"))
+
+import attack_sets
+import bench_real_context
+import scan_sets
+from hermes_injection_model import model
+
+EPOCHS, RATE, L2, BENIGN_SHARE = 6, 0.5, 1e-6, 0.02
+MIN_COUNT = 10  # a feature in fewer training units is dropped: rare n-grams overfit, and the file stays small
+EASY_WEIGHT, REAL_WEIGHT = 0.2, 0.5
+Example = tuple[tuple[list[int], float], int, float]  # ((features, 1/sqrt(n)), label, weight)
+
+
+def _vector(text: str) -> tuple[list[int], float]:
+    found = sorted(model.features(text))
+    return found, 1 / math.sqrt(len(found) or 1)
+
+
+def _real_dev_texts(dirs: list[str]) -> list[str]:
+    manifests = (bench_real_context.MANIFEST, bench_real_context.SECOND_MANIFEST, bench_real_context.THIRD_MANIFEST)
+    texts = []
+    for manifest, directory in zip(manifests, dirs, strict=False):
+        bench_real_context._manifest_path = manifest
+        for row in bench_real_context.manifest():
+            path = Path(directory) / bench_real_context.local_name(row)
+            if bench_real_context.side_of(row) == "dev" and path.is_file():
+                texts.append(path.read_text(encoding="utf-8", errors="replace"))
+    return texts
+
+
+def _corpus_texts() -> list[str]:
+    base = Path(os.environ["HERMES_CORPUS"]).parent if os.environ.get("HERMES_CORPUS") else (
+        Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
+    texts = [p.read_text(encoding="utf-8") for p in sorted((base / "context-files" / "benign").iterdir())]
+    for path in sorted((base / "transcripts").glob("*.json")):
+        for message in json.loads(path.read_text(encoding="utf-8"))["messages"]:
+            content = message.get("content")
+            if isinstance(content, list):
+                content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+            if isinstance(content, str) and content.strip():
+                texts.append(content[:20_000])
+    return texts
+
+
+def labelled(real_dirs: list[str]) -> tuple[list[tuple[str, str, bool]], list[tuple[str, float]]]:
+    """([(id, text, attack)] of the dev items, which cross-validation splits; [(text, weight)] of extra benign)."""
+    items = [(i.id, i.text, i.attack) for i in scan_sets.all_items() + attack_sets.items() if scan_sets.side(i) == "dev"]
+    for line in (scan_sets.DATA / "paraphrases_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        items.append((row["id"], row["text"], row["attack"]))
+    extra = [(t, REAL_WEIGHT) for t in _real_dev_texts(real_dirs)] + [(t, EASY_WEIGHT) for t in _corpus_texts()]
+    return items, extra
+
+
+def examples(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]]) -> list[Example]:
+    """An attack is one example (its hostile part is somewhere in it); a benign text gives one per unit."""
+    out: list[Example] = []
+    for _id, text, attack in items:
+        if attack:
+            out.append((_vector(text), 1, 1.0))
+        else:
+            out.extend((_vector(unit), 0, 1.0) for _line, unit in model.units(text))
+    for text, weight in extra:
+        out.extend((_vector(unit), 0, weight) for _line, unit in model.units(text))
+    return out
+
+
+def common(data: list[Example]) -> list[Example]:
+    """The examples with only the features that occur in at least MIN_COUNT of them (renormalised)."""
+    counts: dict[int, int] = {}
+    for (found, _scale), _label, _weight in data:
+        for f in found:
+            counts[f] = counts.get(f, 0) + 1
+    out = []
+    for (found, _scale), label, weight in data:
+        kept = [f for f in found if counts[f] >= MIN_COUNT]
+        out.append(((kept, 1 / math.sqrt(len(found) or 1)), label, weight))
+    return out
+
+
+def fit(data: list[Example], seed: int = 0) -> tuple[dict[int, float], float]:
+    data = common(data)
+    weights: dict[int, float] = {}
+    squares: dict[int, float] = {}
+    bias, bias_square = 0.0, 1e-8
+    rng = random.Random(seed)
+    order = list(range(len(data)))
+    for _ in range(EPOCHS):
+        rng.shuffle(order)
+        for n in order:
+            (found, scale), label, weight = data[n]
+            z = bias + scale * sum(weights.get(f, 0.0) for f in found)
+            gradient = (1 / (1 + math.exp(-max(-30.0, min(30.0, z)))) - label) * weight
+            for f in found:
+                w = weights.get(f, 0.0)
+                g = gradient * scale + L2 * w
+                squares[f] = squares.get(f, 1e-8) + g * g
+                weights[f] = w - RATE * g / math.sqrt(squares[f])
+            bias_square += gradient * gradient
+            bias -= RATE * gradient / math.sqrt(bias_square)
+    return weights, bias
+
+
+def threshold(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]], folds: int = 3) -> float:
+    """The score that BENIGN_SHARE of the benign dev items exceed, each scored by a fold that did not train on it."""
+    scores = []
+    for k in range(folds):
+        fold = [i for i in items if scan_sets.half(i[0], f"fold-{k}") == "dev"]  # half the items, by a seeded hash
+        held = [i for i in items if i not in fold and not i[2]]
+        weights, bias = fit(examples(fold, extra), seed=k)
+        m = model.Model(weights, bias, 0.0)
+        scores += [max(m.score(unit) for _line, unit in model.units(text) or [(0, text)]) for _id, text, _a in held]
+        print(f"fold {k}: {len(fold)} training items, {len(held)} benign scored", file=sys.stderr)
+    scores.sort()
+    return scores[int((1 - BENIGN_SHARE) * len(scores))]
+
+
+def main(argv: list[str]) -> None:
+    real_dirs = argv[argv.index("--real") + 1].split(",") if "--real" in argv else []
+    items, extra = labelled(real_dirs)
+    cut = threshold(items, extra)
+    weights, bias = fit(examples(items, extra))
+    kept = weights
+    about: dict[str, Any] = {
+        "trained_on": {"dev_items": len(items), "attacks": sum(a for _i, _t, a in items), "extra_benign_texts": len(extra),
+                       "public_cache": attack_sets.available()},
+        "buckets": model.BUCKETS, "min_count": MIN_COUNT, "benign_share_at_threshold": BENIGN_SHARE,
+    }
+    model.save(kept, bias, cut, about)
+    print(json.dumps({"threshold": cut, "bias": bias, "features": len(kept)}, indent=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
