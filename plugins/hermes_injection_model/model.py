@@ -42,29 +42,40 @@ def tokens(text: str) -> list[str]:
     return _TOKEN_RX.findall(unicodedata.normalize("NFKC", text).lower())
 
 
-def features(text: str) -> set[int]:
-    """Hashed unigrams and bigrams (crc32: stable across processes, unlike ``hash``)."""
-    toks = tokens(text)
+def _hashed(toks: list[str]) -> set[int]:
     grams = [*toks, *(f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False))]
     return {zlib.crc32(g.encode()) % BUCKETS for g in grams}
 
 
-def units(text: str) -> list[tuple[int, str]]:
-    """(0-based first line, text) of each paragraph and each window of a long paragraph."""
-    lines = text.split("\n")
-    out: list[tuple[int, str]] = []
+def _hashed_pair(a: str, b: str) -> int:
+    return zlib.crc32(f"{a} {b}".encode()) % BUCKETS
+
+
+def features(text: str) -> set[int]:
+    """Hashed unigrams and bigrams (crc32: stable across processes, unlike ``hash``)."""
+    return _hashed(tokens(text))
+
+
+def spans(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, end) line ranges of each paragraph and each window of a long paragraph."""
+    out: list[tuple[int, int]] = []
     start = None
     for i, line in enumerate([*lines, ""]):
         if line.strip():
             start = i if start is None else start
             continue
         if start is not None:
-            block = lines[start:i]
-            out.append((start, "\n".join(block)))
-            if len(block) > WINDOW_AFTER:
-                out.extend((start + j, "\n".join(block[j : j + WINDOW])) for j in range(0, len(block) - WINDOW + 1, STRIDE))
+            out.append((start, i))
+            if i - start > WINDOW_AFTER:
+                out.extend((j, j + WINDOW) for j in range(start, i - WINDOW + 1, STRIDE))
             start = None
     return out
+
+
+def units(text: str) -> list[tuple[int, str]]:
+    """(0-based first line, text) of each unit (:func:`spans`)."""
+    lines = text.split("\n")
+    return [(first, "\n".join(lines[first:end])) for first, end in spans(lines)]
 
 
 @dataclass(frozen=True)
@@ -80,8 +91,22 @@ class Model:
         return self.bias + sum(self.weights.get(f, 0.0) for f in found) / math.sqrt(len(found))
 
     def flagged(self, text: str) -> list[tuple[int, str, float]]:
-        """(0-based line, unit text, score) of each unit above the threshold."""
-        return [(line, unit, s) for line, unit in units(text) if (s := self.score(unit)) > self.threshold]
+        """(0-based line, unit text, score) of each unit above the threshold.
+
+        Each line is tokenised and hashed once; a unit's features are its lines' and the bigrams
+        across its line breaks (tokens never span a line), the same set :func:`features` gives."""
+        lines = text.split("\n")
+        toks = [tokens(line) for line in lines]
+        per_line = [_hashed(t) for t in toks]
+        joins = [_hashed_pair(a[-1], b[0]) if a and b else None for a, b in zip(toks, toks[1:], strict=False)]
+        out = []
+        for first, end in spans(lines):
+            found = set().union(*per_line[first:end])
+            found.update(j for j in joins[first : end - 1] if j is not None)
+            s = self.bias + sum(self.weights.get(f, 0.0) for f in found) / math.sqrt(len(found)) if found else self.bias
+            if s > self.threshold:
+                out.append((first, "\n".join(lines[first:end]), s))
+        return out
 
 
 def save(weights: dict[int, float], bias: float, threshold: float, about: dict[str, object]) -> None:
