@@ -11,8 +11,9 @@ What it learns from (never a test half, never a held-out set):
   messages of the 17 corpus transcripts (weighted lower: ordinary text is easy).
 
 Logistic regression with AdaGrad and a little L2, over hashed word uni- and bigrams (model.py). The
-threshold comes from 3-fold cross-validation on the dev halves: the score that 2 % of the benign
-dev texts exceed when each is scored by a model that did not see it. Features in fewer than
+threshold comes from three seeded halvings of the dev items (an attack and its paraphrases always on
+one side): the score that 2 % of the benign dev texts exceed when each is scored by a model trained on
+the other half; the dev attacks scored the same way give the validation figure it prints. Features in fewer than
 :data:`MIN_COUNT` training units are dropped. Deterministic: same data, same weights.
 """
 
@@ -130,18 +131,30 @@ def fit(data: list[Example], seed: int = 0) -> tuple[dict[int, float], float]:
     return weights, bias
 
 
+def _original(item_id: str) -> str:
+    """A paraphrase's fold is its original's: rewordings of one attack never sit on both sides."""
+    head, _, tail = item_id.rpartition("-")
+    return head if tail in ("p1", "p2", "p3", "b1") else item_id
+
+
 def threshold(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]], folds: int = 3) -> float:
-    """The score that BENIGN_SHARE of the benign dev items exceed, each scored by a fold that did not train on it."""
-    scores = []
+    """The score that BENIGN_SHARE of the benign dev items exceed, each scored by a fold that did not train on it;
+    the share of the dev attacks above it, scored the same way, is printed as the validation figure."""
+    benign, attacks = [], []
     for k in range(folds):
-        fold = [i for i in items if scan_sets.half(i[0], f"fold-{k}") == "dev"]  # half the items, by a seeded hash
-        held = [i for i in items if i not in fold and not i[2]]
+        fold = [i for i in items if scan_sets.half(_original(i[0]), f"fold-{k}") == "dev"]  # half, by a seeded hash
+        chosen = {i[0] for i in fold}
+        held = [i for i in items if i[0] not in chosen]
         weights, bias = fit(examples(fold, extra), seed=k)
-        m = model.Model(weights, bias, 0.0)
-        scores += [max(m.score(unit) for _line, unit in model.units(text) or [(0, text)]) for _id, text, _a in held]
-        print(f"fold {k}: {len(fold)} training items, {len(held)} benign scored", file=sys.stderr)
-    scores.sort()
-    return scores[int((1 - BENIGN_SHARE) * len(scores))]
+        m = model.Model(weights, bias, float("-inf"))  # every unit's score
+        for _id, text, attack in held:
+            (attacks if attack else benign).append(max((s for _l, _u, s in m.flagged(text)), default=m.bias))
+        print(f"fold {k}: {len(fold)} training items, {len(held)} scored", file=sys.stderr)
+    benign.sort()
+    cut = benign[int((1 - BENIGN_SHARE) * len(benign))]
+    print(f"validation (out of fold): {sum(s > cut for s in attacks)}/{len(attacks)} dev attacks above the "
+          f"threshold that {BENIGN_SHARE:.0%} of {len(benign)} benign dev texts exceed", file=sys.stderr)
+    return cut
 
 
 def main(argv: list[str]) -> None:
