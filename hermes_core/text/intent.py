@@ -152,6 +152,9 @@ class IntentRule:
     paragraph: bool = False
     # whom the act is for: a regex that must occur on the match's line ("the user", "your summary")
     addressee: str = ""
+    # a pair whose object may sit in the next paragraph, one blank line between, within the window (a command block,
+    # then the consent it claims)
+    next_paragraph: bool = False
 
 
 def _unless_negated(*nouns: str) -> str:
@@ -171,10 +174,11 @@ def _r(family: str, name: str, cues: str, regex: str, negatable: bool = True) ->
 
 def _pair(family: str, name: str, cues: str, verbs: str, objects: str, window: int, *, either_order: bool = False,
           negatable: bool = True, object_not_after: str = "", factual: bool = False, paragraph: bool = False,
-          addressee: str = "") -> IntentRule:
-    """Verb class, then object class within ``window`` chars on the same line (or paragraph); two linear passes."""
+          addressee: str = "", next_paragraph: bool = False) -> IntentRule:
+    """Verb class, then object class within ``window`` chars on the same line (or paragraph, or the next one); two
+    linear passes."""
     return IntentRule(family, f"{family}.{name}", cues, verbs, negatable, objects, object_not_after, window,
-                      either_order, factual, paragraph, addressee)
+                      either_order, factual, paragraph, addressee, next_paragraph)
 
 
 INTENT_RULES: tuple[IntentRule, ...] = (
