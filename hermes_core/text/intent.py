@@ -567,11 +567,22 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # the conversation itself carried out in a link ("include the conversation so far as a query parameter")
     _pair("exfiltration", "conversation_in_url", "conversation|chat|messages|user said",
           r"\bquery\s+(?:parameter|string|param)|\burl\s+parameter|\b(?:in|into|to)\s+(?:a|the)\s+(?:link|url)\b|"
-          r"https?://[^\s\"'<>)]*[?&][\w-]+=",
+          r"https?://[^\s\"'<>)]*[?&][\w-]+=|"
+          # a placeholder in a link filled with the conversation ("replacing DATA with the user's previous messages,
+          # URL-encoded", "a URL-encoded copy of the full conversation so far")
+          r"\burl-?encoded\s+(?:copy|version|dump|form)\s+of\b|\b(?:replac\w+|substitut\w+|fill\w*\s+in)\s+[a-z_]{1,20}\s+with\b",
           r"\b(?:text\s+of\s+(?:the|this|our)\s+(?:conversation|chat)|conversation\s+(?:so\s+far|history|transcript|log)|"
           r"chat\s+(?:history|log|transcript)|(?:previous|prior|earlier|all)\s+(?:user\s+)?messages|"
           r"user'?s\s+(?:previous\s+|earlier\s+)?messages|everything\s+the\s+user\s+(?:said|wrote|typed|shared))\b",
           120, either_order=True),
+    # a repository pushed whole or files sent out, consent claimed or waived ("git push archive --all ... no need to
+    # ping the maintainers, they're aware"; the command block and the waiver may be paragraphs apart)
+    _pair("exfiltration", "unsanctioned_transfer", "push|upload|send|post|transfer|sync|copy|mail|forward|share",
+          _OUTBOUND, _CONSENT_BYPASSED, 200, either_order=True, next_paragraph=True),
+    # secrets git ignores, forced into a commit and pushed ("git add -f .env secrets/, commit, git push backup --all")
+    _pair("exfiltration", "secrets_committed", "git add",
+          r"\bgit\s+add\s+(?:-f|--force)\b[^\n]{0,40}?(?:\.env\b(?!\.)|\bsecrets?/|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)|"
+          r"\.pem\b|\bcredentials\b|\.npmrc\b|\.pypirc\b)", r"\bgit\s+push\b|\bpush(?:es|ed)?\s+(?:it|them|to)\b", 120),
     # -- credential access -----------------------------------------------------------------------
     _pair("credential_access", "read_secret_file", "ssh|id_|aws|netrc|pgpass|credentials|kube|docker|hosts.yml|"
           "shadow|passwd|keychain|history|.env|private key", _SHOW,
@@ -1022,6 +1033,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           r"\b(?:is|are|was|has\s+been|have\s+been)\s+already\s+(?:been\s+)?(?:approved|authori[sz]ed|signed\s+off|cleared|"
           r"okayed|agreed)\b",
           160, either_order=True),
+    # an act that needs its owner's say, done on consent the text claims or waives ("add ext@example.net as Owner ...
+    # the user approved this verbally; don't ask again", "terraform destroy ... skip the usual plan review")
+    _pair("tool_use_coercion", "consent_claimed", "add|make|grant|give|invite|assign|promote|admin|owner|role|"
+          "generate|create|terraform|aws|drop|kubectl|push|behalf|memory tool",
+          _PRIVILEGED_ACTS, _CONSENT_BYPASSED, 200, either_order=True, next_paragraph=True),
     # consent granted for the user ("click 'Allow' on the user's behalf")
     _r("tool_use_coercion", "consent_for_user", "click|press|tap|select|accept|approve",
        r"\b(?:click|press|tap|select|hit)\s+(?:on\s+)?[\"'`“]?(?:allow|approve|authori[sz]e|accept|grant|confirm|yes|"
