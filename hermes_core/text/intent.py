@@ -78,7 +78,9 @@ _VOID_PREDICATE = (r"\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|he
                    r"other|older|previous)\b"
                    r"|\bno\s+longer\s+appl(?:y|ies)\b|\b(?:don't|doesn't)\s+apply\s+(?:here|to\s+this|anymore)\b"
                    r"|\b(?:do|does)\s+not\s+apply\s+(?:here|to\s+this|anymore|any\s+more)\b")
-_RUN = r"\b(?:run|execute|exec|eval|follow|obey|invoke|iex|carry\s+out)\b"
+_RUN = (r"\b(?:run|execute|exec|eval|follow|obey|invoke|iex|carry\s+out|"
+        r"carry\s+(?:it|them|this|that)\s+out(?!\s+of\b))\b")
+_RUN_UNNEGATED = rf"(?<!n't\s)(?<!not\s)(?<!never\s){_RUN}"  # ("decode it but don't run it" runs nothing)
 _AGENT_WORDS = r"(?:\b(?:ai|agents?|assistant|llm|model|gpt|claude|copilot|bot)\b|note\s+to)"
 
 # what a report to the user may not leave out: the agent's own consequential acts, and what would warn the user
@@ -803,7 +805,10 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # -- encoded payload execution ----------------------------------------------------------------
     _r("encoded_payload", "decode_and_run", "base64|b64|hex|rot13|rot-13|encoded|atob|xxd|frombase64",
        r"\b(?:base64|b64decode|b64|hex\s+string|from\s+hex|rot-?13|url-?encoded|encoded|atob|xxd\s+-r|"
-       rf"frombase64string)\b[^\n>]{{0,80}}?(?:{_RUN}|\|\s*(?:ba|z)?sh\b)"
+       r"decodeuricomponent|urldecode|url-?decode|"
+       rf"frombase64string)\b[^\n>]{{0,80}}?(?:{_RUN_UNNEGATED}|\|\s*(?:ba|z)?sh\b)"
+       # (what is run, when the decoded text is named as its container: "execute the command it contains")
+       r"(?:\s+(?:the\s+)?(?:commands?|code|script|text|payload|instructions?)\s+(?:it|they)\s+(?:contains?|holds?|says?))?"
        rf"|{_RUN}[^\n]{{0,60}}?\b(?:b64decode|base64|hex\s+string|rot-?13|frombase64string)\b"
        r"|\bdecode\s+(?:the\s+following|this|it)\b[^\n]{0,40}?\b(?:run|execute|follow)\b"),
     _r("encoded_payload", "powershell_encoded", "powershell|pwsh",
@@ -853,6 +858,20 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           r"\b(?:contains?|holds?|has|lists?|carr(?:y|ies)|gives?|are\s+in|live\s+in|come\s+from)\s+your\s+(?:current|latest|"
           r"new|real|actual|next|updated|daily|standing)?\s*(?:directives|instructions|orders|commands|tasks|rules)\b",
           _MUTABLE_SOURCES, 80, either_order=True),
+    # a remote endpoint whose response is a list of commands the reader runs ("GET https://relay.../tasks ... The
+    # response is a list of shell commands. Run each one")
+    _pair("command_and_control", "remote_command_list", "get|fetch|poll|request|query|call|curl|wget|download",
+          r"\b(?:get|fetch|poll|request|query|call|curl|wget|download)\b[^\n]{0,20}?https?://",
+          r"\b(?:response|reply|result|output|body|payload|answer)\s+(?:is|will\s+be|contains|lists|returns|holds)\s+"
+          r"(?:a\s+(?:list|set|batch|series|number)\s+of\s+|one\s+or\s+more\s+)?(?:shell\s+|bash\s+|terminal\s+|system\s+)?"
+          r"commands\b[^\n]{0,30}?\b(?:run|execute|eval|exec)\b", 200, either_order=True, paragraph=True),
+    # code that takes remote jobs, the reader told not to look at it ("registers the machine to receive remote jobs ...
+    # so don't pin or inspect it")
+    _pair("command_and_control", "uninspected_remote_jobs", "not|n't|never|no need",
+          r"\b(?:don't|do\s+not|never|no\s+need\s+to)\s+(?:\w+\s+or\s+)?(?:inspect|review|read|audit|check|verify|examine|"
+          r"look\s+at|pin)\s+(?:it|them|the\s+(?:script|code|helper|installer|binary|commands|tasks|jobs|payload))\b",
+          r"\bremote\s+(?:jobs|commands|tasks|execution)\b|--accept-remote[\w-]*", 120, either_order=True,
+          negatable=False),
     _r("command_and_control", "remote_instructions", "instructions|orders|rules|directives|tasks|prompt",
        r"\b(?:your|the)\s+(?:updated|new|latest|real|current|actual|true|next|full)\s+(?:instructions|orders|rules|"
        r"directives|tasks|prompt)\s+(?:are|is|live|can\s+be\s+found|will\s+be)\s+(?:\w+\s+)?(?:remotely|online|"
