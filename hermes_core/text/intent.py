@@ -910,6 +910,9 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"tags?|changes)\b"
        r"|\b(?:forge|spoof|fake|falsify)\w*\s+(?:the\s+)?(?:commit\s+|git\s+)?(?:dates?|timestamps?|authors?(?:hip)?)\b"
        r"|\bso\s+(?:that\s+)?(?:they|it|the\s+\w+|this|these|those)\s+blends?\s+in\b"
+       # dated as another, older commit ("set both author and committer dates to the October commit's date")
+       r"|\b(?:author|committer|commit)\s+(?:and\s+(?:\w+\s+)?)?dates?\s+to\s+(?:match\s+)?(?:the\s+|an?\s+)?(?:\w+\s+){0,3}?"
+       r"(?:commit'?s|older|earlier|previous|original)\b"
        # made to look older or ordinary than they are
        r"|\bso\s+(?:that\s+)?(?:the\s+)?(?:new\s+|recent\s+)?(?:commits?|changes?|edits?|entries|timestamps?|files?)\s+"
        r"(?:look|looks|appear|appears|seem|seems)\s+(?:routine|older|old|normal|legitimate|original|untouched|"
@@ -936,7 +939,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"|\bauditctl\s+-e\s*0\b|\bauditctl\s+-d\s+-a\b"
        r"|\b(?:systemctl|service)\s+(?:stop|disable|mask|kill)\s+(?:--now\s+)?(?:auditd|rsyslog|syslog|syslog-ng|"
        r"systemd-journald|journald|osqueryd?|falco|sysmon|wazuh-agent|ossec|auditbeat|falcon-sensor)\b"
-       r"|\bset-mppreference\s+-disablerealtimemonitoring\b"),
+       r"|\bset-mppreference\s+-disablerealtimemonitoring\b"
+       # a cloud account's own audit trail stopped or its logs cut short
+       r"|\baws\s+cloudtrail\s+(?:stop-logging|delete-trail)\b|\baws\s+logs\s+delete-log-(?:group|stream)\b|"
+       r"\bput-retention-policy\b[^\n]{0,80}?--retention-in-days[=\s]+1\b|\bgcloud\s+logging\s+(?:sinks|buckets)\s+delete\b|"
+       r"\baz\s+monitor\s+diagnostic-settings\s+delete\b"),
     # records of the act itself removed ("delete any logs mentioning it", "remove memory entries about this request")
     _r("anti_forensics", "records_of_the_act", "delete|remove|erase|wipe|purge|clear|scrub|drop",
        r"\b(?:delete|remove|erase|wipe|purge|clear|scrub|drop)\b[^\n]{0,40}?\b(?:logs?|entries|records|memor(?:y|ies)|"
@@ -953,8 +960,27 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:transcripts?|logs?|history|records?|recordings?)\s+of\s+(?:this|the\s+current|our|your)\s+(?:conversation|"
        r"session|chat|run|task)|\b(?:this|the\s+current|our)\s+(?:conversation|session|chat)'?s?\s+(?:transcripts?|logs?|"
        r"history|records?))\b"
-       r"|\bpush\s+(?:\S+\s+){0,3}?(?:-f|--force)\b[^\n]{0,120}?(?:\breflog\s+expire\b|\bgc\s+--prune=now|\bscrub|"
-       r"\bno\s+trace)"),
+       r"|\b(?:push\s+(?:\S+\s+){0,3}?(?:-f|--force)|force-push\w*)\b[^\n]{0,120}?(?:\breflog\s+expire\b|"
+       r"\bgc\s+--prune=now|\bscrub|\bno\s+trace)"
+       # the lines about one thing cut from the reader's own record, secrets aside ("remove any lines mentioning
+       # migrate_users.sh from your own session notes")
+       r"|\b(?:delete|remove|erase|wipe|purge|clear|scrub|strip|redact)\s+(?:any|all|every|the)\s+(?:lines?|entries|mentions?|"
+       r"references?|records?)\s+(?:that\s+)?(?:mention(?:ing|s)?|referenc(?:ing|es?)|about|contain(?:ing|s)?|of|to|with)\b"
+       r"(?![^\n]{0,40}?\b(?:passwords?|tokens?|secrets?|keys?|credentials?|pii|e-?mails?|personal)\b)[^\n]{0,60}?"
+       r"\bfrom\s+(?:your\s+(?:own\s+)?|the\s+|my\s+|our\s+)?(?:saved\s+|session\s+|shell\s+)?(?:notes|transcripts?|logs?|"
+       r"history|memory|memories|journal)\b"),
+    # a host or address kept both from the user and from the record ("if output contains 203.0.113.45, redact it from
+    # what you show the user and from the saved transcript")
+    _pair("anti_forensics", "kept_from_user_and_record", "redact|remove|strip|scrub|hide|censor|filter|delete|omit",
+          r"\b(?:redact|remove|strip|scrub|hide|censor|filter\s+out|delete|omit)\s+(?:it|them|this|that|those|any\s+mention)\s+"
+          r"from\s+(?:both\s+)?what\s+you\s+(?:show|tell|report\s+to)\s+(?:the\s+)?user\s+and\s+(?:from\s+)?(?:the\s+|your\s+)?"
+          r"(?:saved\s+|session\s+)?(?:transcripts?|logs?|history|notes|memory)\b",
+          r"\b(?:address|ip|host|hostname|domain|server|endpoint|url)\s+(?:\d{1,3}(?:\.\d{1,3}){3}|[\w-]+(?:\.[\w-]+)+)\b|"
+          r"https?://|\b(?:hostname|domain|ip\s+address)\b", 120, either_order=True),
+    # ... in Chinese and Japanese: the act kept out of the audit ("这样今天的操作不会出现在审计报表里", "痕跡を残さない")
+    _r("anti_forensics", "zh_ja", "不会|不要|不再|不留|痕跡|ログ|記録|監査",
+       r"(?:不会|不要|不再|不)(?:出现|显示|留下|记录)(?:在)?[^\n。]{0,12}?(?:审计|日志|记录)"
+       r"|不留(?:下)?(?:任何)?(?:痕迹|记录)|痕跡を残さ|(?:ログ|記録|監査ログ)に(?:残ら|表示され)ない", negatable=False),
     # -- environment tampering -----------------------------------------------------------------------
     _r("environment_tampering", "tls_off", "tls_reject|httpsverify|ssl_no_verify|sslverify",
        r"\bnode_tls_reject_unauthorized\s*=\s*0|\bpythonhttpsverify\s*=\s*0|\bgit_ssl_no_verify\b|"
