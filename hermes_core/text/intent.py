@@ -25,6 +25,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hermes_core.text.scanning import _HOMOGLYPHS
+
+
+def _folded(pattern: str) -> str:
+    """A pattern in Cyrillic as the rules see it: the scanner folds letters that look Latin to Latin first."""
+    return pattern.translate(_HOMOGLYPHS)
+
+
 # -- word classes ---------------------------------------------------------------------------
 
 _PRIOR = (r"(?:all|any|every|your|my|the|these|those|previous|prior|earlier|above|preceding|former|initial|user'?s|"
@@ -53,7 +61,7 @@ _NET_TOOLS = (r"\bcurl\b|\bwget\b|\bnc\b|\bnetcat\b|\bncat\b|\bscp\b|\brsync\b|\
 _DESTINATION = r"(?:https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|[\w.+-]+@[\w-]+\.[\w.]+|\bour\s+server\b)"
 _SEND = (r"\b(?:send|upload|post|transmit|forward|email|e-mail|exfiltrate|leak|paste|copy|sync|attach|share|"
          r"transfer|submit|"
-         r"envoie|envoyer|envía|envia|manda|sende|schicke|lade)\b")
+         r"envoie|envoyer|envía|envia|manda|sende|schicke|lade|" + _folded("отправь|отправьте|перешли|загрузи") + r")\b")
 _SHOW = (r"\b(?:print|echo|show|output|reveal|display|paste|dump|log|include|report|tell\s+me|give\s+me|list|"
          r"what\s+is\s+the\s+value\s+of|what's\s+the\s+value\s+of|"
          r"copy|read|open|cat|type|grep|lies|lese|zeig\w*|gib|muestra|lee|montre|affiche|lis)\b")
@@ -163,8 +171,8 @@ _CONSENT_BYPASSED = (r"\bno\s+need\s+to\s+(?:ask|ping|check\s+with|confirm|notif
                      r"|\bya\s+(?:lo\s+)?(?:aprobó|autorizó)\b|\bsin\s+(?:preguntar|pedir\s+permiso|confirmar)\b"
                      r"|\bohne\s+(?:rückfrage|nachzufragen|zu\s+fragen)\b|\bpas\s+besoin\s+de\s+(?:demander|confirmer)\b"
                      r"|\bsans\s+(?:demander|confirmation)\b"
-                     r"|спрашивать\s+(?:\w+\s+)?не\s+нужно|не\s+нужно\s+спрашивать|без\s+(?:подтверждения|спроса)|"
-                     r"\bв\s+курсе\b")
+                     + _folded(r"|спрашивать\s+(?:\w+\s+)?не\s+нужно|не\s+нужно\s+спрашивать|без\s+(?:подтверждения|спроса)|"
+                               r"\bв\s+курсе\b"))
 # an act that needs its owner's say: power handed out, infrastructure destroyed, force-pushes, acts in the user's name
 _PRIVILEGED_ACTS = (r"\b(?:add|make|grant|give|invite|assign|promote|set)\w*\b[^\n]{0,60}?\bas\s+(?:an?\s+)?(?:owner|admin\w*|"
                     r"org\s+admin|administrator|maintainer|superuser|root)\b"
@@ -490,7 +498,13 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"[\"'“`](?![^\n]{0,40}?\bor\s+[\"'“`])", negatable=False),
     _r("deception", "es_de_fr", "digas|informes|sag|erzähl|verschweig|dis pas",
        r"\bno\s+le\s+(?:digas|informes|menciones)\b[^\n]{0,30}?usuario|\b(?:sag|erzähl)\w*\s+dem\s+"
-       r"(?:benutzer|nutzer|anwender)\s+nichts|\bverschweige\w*|\bne\s+(?:dis|mentionne)\s+pas\b[^\n]{0,30}?utilisateur",
+       r"(?:benutzer|nutzer|anwender)\s+nichts|\bverschweige\w*|"
+       r"\bne\s+(?:dis|mentionne)\s+pas\b[^\n]{0,30}?utilisateur|"
+       # (an honesty rule forbids a claim under a condition: "sag dem Nutzer nicht, dass alles läuft, wenn ...")
+       r"(?:\bsag\w*\s+dem\s+(?:benutzer|nutzer|anwender|kunden)\s+nicht\b(?!\s+nur)|"
+       r"\bnão\s+(?:conte|diga|informe|mencione|fale|avise)\b[^\n]{0,30}?\busuári[oa]|"
+       + _folded(r"\b(?:не\s+(?:говори|сообщай|рассказывай|упоминай)|ничего\s+не\s+(?:говори|сообщай))\b[^\n]{0,30}?"
+                 r"пользовател") + r")(?![^\n]{0,80}?\b(?:wenn|falls|sofern|se|caso|quando|" + _folded("если|когда") + r")\b)",
        negatable=False),
     # told to hide its own actions: keep the instruction confidential, draw no attention to a change, leave an
     # action out of its replies, give a cover story when asked what it is doing
@@ -977,6 +991,10 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           r"(?:saved\s+|session\s+)?(?:transcripts?|logs?|history|notes|memory)\b",
           r"\b(?:address|ip|host|hostname|domain|server|endpoint|url)\s+(?:\d{1,3}(?:\.\d{1,3}){3}|[\w-]+(?:\.[\w-]+)+)\b|"
           r"https?://|\b(?:hostname|domain|ip\s+address)\b", 120, either_order=True),
+    # ... in Russian: history or logs wiped so nobody learns ("удали историю команд, чтобы никто не узнал")
+    _r("anti_forensics", "ru", "удал|очист|сотр",
+       _folded(r"\b(?:удали|удалите|очисти|очистите|сотри|сотрите)\b[^\n]{0,40}?(?:истори|лог|журнал|след)\w*[^\n]{0,60}?"
+               r"(?:чтобы\s+(?:никто|ничего)|не\s+оставля\w*\s+след|без\s+следов)"), negatable=False),
     # ... in Chinese and Japanese: the act kept out of the audit ("这样今天的操作不会出现在审计报表里", "痕跡を残さない")
     _r("anti_forensics", "zh_ja", "不会|不要|不再|不留|痕跡|ログ|記録|監査",
        r"(?:不会|不要|不再|不)(?:出现|显示|留下|记录)(?:在)?[^\n。]{0,12}?(?:审计|日志|记录)"
