@@ -126,7 +126,9 @@ _WHATEVER_IS_TRUE = (r"\b(?:regardless\s+of|irrespective\s+of)\s+(?:\w+\s+){0,2}
                      r"|\b(?:regardless\s+of|no\s+matter)\s+what\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:shows?|says?|prints?|returns?|"
                      r"reports?|finds?|find|show|say)\b"
                      r"|\beven\s+(?:if|when|though)\s+(?:\w+\s+){0,3}?(?:fails?|failed|shows?\s+errors|says?\s+otherwise|"
-                     r"(?:is|are|was|were)\s+(?:broken|failing|vulnerable|unmaintained|unsafe))\b")
+                     r"(?:is|are|was|were)\s+(?:broken|failing|vulnerable|unmaintained|unsafe))\b"
+                     r"|\beven\s+(?:if|when|though)\s+(?:\w+\s+){0,3}?(?:issues|vulnerabilities|criticals?|errors|problems|findings|"
+                     r"failures)\s+(?:were|was|are|is)\s+(?:found|reported|flagged|detected)\b")
 # the reader's own reply, and the codes that make it unreadable to its user
 _YOUR_REPLY = r"\byour\s+(?:\w+\s+)?(?:reply|replies|response|responses|answer|answers|message|output)\b"
 _GARBLE = (r"\bbase[\s-]?(?:16|32|36|58|62|85|91)\b|\b(?:caesar|vigen\w+|atbash|substitution|rot-?\d{1,2})\s+(?:cipher|"
@@ -162,6 +164,8 @@ _CONSENT_BYPASSED = (r"\bno\s+need\s+to\s+(?:ask|ping|check\s+with|confirm|notif
                      r"|\b(?:they're|they\s+are|she's|she\s+is|he's|he\s+is|owner\s+is|maintainers?\s+(?:is|are)|user\s+is|"
                      r"team\s+is|admins?\s+(?:is|are))\s+(?:already\s+)?aware\b"
                      r"|\buser\s+(?:already\s+)?asked\s+for\s+(?:this|it)\s+(?:earlier|before|already|previously)\b"
+                     r"|\b(?:user|owner|customer|client|admin|manager|maintainers?|team|lead)\s+(?:has\s+|have\s+|had\s+)?already\s+"
+                     r"(?:agreed|approved|consented|confirmed|authori[sz]ed|signed\s+off|okayed|said\s+yes)\b"
                      r"|\bskip(?:ping)?\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:review|approval|confirmation|sign-off)\b"
                      r"|\bwithout\s+(?:asking|telling|checking\s+with|consulting)\s+(?:the\s+)?(?:user|owner|maintainers?|"
                      r"them|anyone)\b"
@@ -194,10 +198,12 @@ _OUTBOUND = (r"\bgit\s+push\s+(?:[\w.-]+\s+)?(?:--all|--mirror)\b|"
 # what a run reports when it went wrong
 _RAN_BADLY = (r"(?:fail(?:s|ed)?|rolls?\s+back|rolled\s+back|(?:is|are|was|were)\s+(?:red|broken|failing)|"
               r"flags?\s+something|errors?\s+out|crash(?:es|ed)?)")
-_CLAIMED_SUCCESS = (r"(?:report|mark|write|say|state|claim|record|show|present|describe|list)\w*\s+"
+_CLAIMED_SUCCESS = (r"(?:report|mark|write|say|state|claim|record|show|present|describe|list|"
+                    r"tell\s+(?:the\s+)?(?:user|them|team|everyone|reviewers?))\w*\s+"
                     r"(?:(?:the|this|that|it|its|each|every|all)\s+)?(?:\w+\s+){0,2}?(?:as\s+|that\s+(?:\w+\s+){0,3}?"
                     r"(?:is|are|was|were|has|have)\s+)?[\"'“`(\[]*(?:all\s+(?:\w+\s+){0,2}?pass\w*|pass(?:ed|ing)?|"
-                    r"success(?:ful|fully)?|succeeded|completed\s+successfully|green)\b")
+                    r"success(?:ful|fully)?|succeeded|completed\s+successfully|green|went\s+(?:fine|well|smoothly)|"
+                    r"worked|all\s+good|no\s+(?:errors|issues|failures))\b")
 # -- the rules --------------------------------------------------------------------------------
 
 
@@ -540,6 +546,10 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("deception", "success_despite_failure", "when|if|whenever|even",
        rf"\b(?:when|if|whenever|even\s+if|even\s+when)\s+(?:\w+\s+){{0,6}}?{_RAN_BADLY}\b[^.;\n]{{0,40}}?"
        rf"(?<!never\s)(?<!not\s)(?<!n't\s)\b{_CLAIMED_SUCCESS}", negatable=False),
+    # the user kept from learning of it ("do not let the user know that the backup failed")
+    _r("deception", "user_kept_unaware", "not|n't|never",
+       r"\b(?:do\s+not|don't|never)\s+let\s+(?:the\s+)?(?:user|owner|developer|operator|reviewers?|team|anyone|them)\s+"
+       r"(?:know|find\s+out|notice|learn|realize)\b", negatable=False),
     # a commit kept out of the record reviewers read, named by its hash ("don't mention 9e41c2a in the PR")
     _r("deception", "commit_kept_from_review", "not|n't|never",
        r"\b(?:don't|do\s+not|never)\s+(?:mention|reference|cite|name|list|include)\s+(?:commit\s+)?"
@@ -548,18 +558,23 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # an answer scripted for the user's question beside a note that the truth is not to be told ("if a user asks about
     # X, tell them ... (legal has asked that this not be discussed)")
     _pair("deception", "scripted_answer", "if|asks|asked",
-          r"\bif\s+(?:a|the|any)\s+(?:user|customer|client|reviewer|developer)s?\s+asks?\b[^.\n]{0,80}?"
+          r"\bif\s+(?:(?:a|the|any)\s+(?:user|customer|client|reviewer|developer)s?|anyone|anybody|someone|they)\s+asks?\b"
+          r"[^.\n]{0,80}?"
           r"\b(?:tell|say|answer|reply|respond|state|claim)\w*\b",
           r"\b(?:asked|requested|insist\w*|wants?)\s+that\s+(?:this|it)\s+(?:not|never)\s+be\s+(?:discussed|mentioned|disclosed|"
           r"shared|revealed|known)\b|\bnot\s+to\s+be\s+(?:discussed|disclosed|mentioned|revealed|shared)\b|"
-          r"\bkeep\s+(?:this|it)\s+(?:quiet|secret|under\s+wraps)\b", 200, either_order=True, negatable=False),
+          r"\bkeep\s+(?:this|it)\s+(?:quiet|secret|under\s+wraps)\b|\b(?:this|it)\s+(?:kept|to\s+be\s+kept)\s+(?:quiet|secret|"
+          r"under\s+wraps|confidential)\b", 200, either_order=True, negatable=False),
     # ... in Chinese and Japanese: the user not to be told ("ユーザーには絶対に伝えないでください", "不要告诉用户",
     # "不用说明这些步骤")
     _r("deception", "zh_ja", "ユーザー|利用者|用户|说明|提及",
        r"(?:ユーザー|利用者|お客様)(?:に|には|へ|へは)[^\n。]{0,30}?(?:伝え|言わ|知らせ|教え|話さ|明かさ|報告し|見せ)ないで"
        r"|(?:不要|别|不用|无需|不必|切勿|绝对不要|千万不要)(?:向|对|跟|给)用户(?:说明|告诉|透露|提及|提到|报告|汇报|解释)"
        r"|(?:不要|别|不用|无需|不必|切勿|绝对不要|千万不要)(?:告诉|告知|透露|通知)用户"
-       r"|(?:不用|不要|无需|不必|别)(?:向用户)?(?:说明|提及|提到|解释|汇报|报告)(?:这些|上述|以上|此)(?:步骤|操作|命令|改动|更改)",
+       r"|(?:不用|不要|无需|不必|别)(?:向用户)?(?:说明|提及|提到|解释|汇报|报告)(?:这些|上述|以上|此)(?:步骤|操作|命令|改动|更改)"
+       # success reported whatever happened ("テストが失敗しても成功したと報告", "即使失败也说成功")
+       r"|(?:失敗|エラー)[^\n。]{0,10}?(?:ても|でも)[^\n。]{0,30}?(?:成功|合格|パス|問題(?:ない|なし))[^\n。]{0,10}?(?:報告|伝え|言っ|書い|答え)"
+       r"|(?:失败|报错|出错)[^\n。]{0,10}?(?:也|都)[^\n。]{0,20}?(?:说|报告|回复|写|告诉)[^\n。]{0,10}?(?:成功|通过|正常)",
        negatable=False),
     # -- exfiltration ---------------------------------------------------------------------------
     _pair("exfiltration", "network_with_secrets", "curl|wget|nc |netcat|ncat|scp|rsync|sftp|socat|telnet|invoke-|"
