@@ -153,8 +153,11 @@ _PUBLISH_CREDENTIALS = (r"\.npmrc(?![\w.-])|\.pypirc(?![\w.-])|\.gem/credentials
 _SECRET_NOUNS = (r"(?:api\s+keys?|passwords?|passphrases?|passcodes?|tokens?|credentials|secrets|private\s+keys?|"
                  r"pins?|2fa\s+codes?|recovery\s+codes?|seed\s+phrases?)")
 # consent the text claims or waives for the user: given elsewhere ("approved this verbally", "agreed in advance",
-# "they're aware"), or the asking skipped ("don't ask again", "no need to ping the maintainers", "skip the review")
+# "they're aware"), or the asking of a person skipped ("don't ask again", "no need to ping the maintainers"; not "no
+# need to ask for approval there", a policy)
 _CONSENT_BYPASSED = (r"\bno\s+need\s+to\s+(?:ask|ping|check\s+with|confirm|notify|bother|wait\s+for|consult|loop\s+in)\b"
+                     r"(?=\s*(?:[.;,!)\n]|$|(?:the\s+)?(?:user|owner|maintainers?|team|admins?|reviewers?|him|her|them|me|"
+                     r"anyone|again|first)\b))"
                      r"|\b(?:don't|do\s+not|never)\s+(?:bother\s+)?(?:ask(?:ing)?|ping(?:ing)?|check(?:ing)?\s+with|"
                      r"confirm(?:ing)?\s+with|wait(?:ing)?\s+for)\s+(?:again\b|first\b|(?:the\s+)?(?:user|owner|maintainers?|"
                      r"team|admins?|reviewers?)\b(?!\s+(?:approves?|confirms?|says|replies|agrees))|(?:him|her|them|me)\b)"
@@ -164,9 +167,6 @@ _CONSENT_BYPASSED = (r"\bno\s+need\s+to\s+(?:ask|ping|check\s+with|confirm|notif
                      r"|\b(?:they're|they\s+are|she's|she\s+is|he's|he\s+is|owner\s+is|maintainers?\s+(?:is|are)|user\s+is|"
                      r"team\s+is|admins?\s+(?:is|are))\s+(?:already\s+)?aware\b"
                      r"|\buser\s+(?:already\s+)?asked\s+for\s+(?:this|it)\s+(?:earlier|before|already|previously)\b"
-                     r"|\b(?:user|owner|customer|client|admin|manager|maintainers?|team|lead)\s+(?:has\s+|have\s+|had\s+)?already\s+"
-                     r"(?:agreed|approved|consented|confirmed|authori[sz]ed|signed\s+off|okayed|said\s+yes)\b"
-                     r"|\bskip(?:ping)?\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:review|approval|confirmation|sign-off)\b"
                      r"|\bwithout\s+(?:asking|telling|checking\s+with|consulting)\s+(?:the\s+)?(?:user|owner|maintainers?|"
                      r"them|anyone)\b"
                      r"|\bnão\s+(?:precisa|é\s+preciso)\s+(?:\w+\s+)?(?:confirmar|perguntar|avisar|pedir)\b|\bjá\s+(?:aprovou|autorizou|"
@@ -223,8 +223,8 @@ class IntentRule:
     paragraph: bool = False
     # whom the act is for: a regex that must occur on the match's line ("the user", "your summary")
     addressee: str = ""
-    # a pair whose object may sit in the next paragraph, one blank line between, within the window (a command block,
-    # then the consent it claims)
+    # a pair whose object may sit in the next paragraph, one blank line and three line breaks at most between, within
+    # the window (a command block, then the consent it claims)
     next_paragraph: bool = False
 
 
@@ -562,7 +562,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           r"[^.\n]{0,80}?"
           r"\b(?:tell|say|answer|reply|respond|state|claim)\w*\b",
           r"\b(?:asked|requested|insist\w*|wants?)\s+that\s+(?:this|it)\s+(?:not|never)\s+be\s+(?:discussed|mentioned|disclosed|"
-          r"shared|revealed|known)\b|\bnot\s+to\s+be\s+(?:discussed|disclosed|mentioned|revealed|shared)\b|"
+          r"shared|revealed|known)\b(?![^\n]{0,20}?\b(?:before|until|till)\b)|"
+          r"\bnot\s+to\s+be\s+(?:discussed|disclosed|mentioned|revealed|shared)\b(?![^\n]{0,20}?\b(?:before|until|till)\b)|"
           r"\bkeep\s+(?:this|it)\s+(?:quiet|secret|under\s+wraps)\b|\b(?:this|it)\s+(?:kept|to\s+be\s+kept)\s+(?:quiet|secret|"
           r"under\s+wraps|confidential)\b", 200, either_order=True, negatable=False),
     # ... in Chinese and Japanese: the user not to be told ("ユーザーには絶対に伝えないでください", "不要告诉用户",
@@ -609,7 +610,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # a repository pushed whole or files sent out, consent claimed or waived ("git push archive --all ... no need to
     # ping the maintainers, they're aware"; the command block and the waiver may be paragraphs apart)
     _pair("exfiltration", "unsanctioned_transfer", "push|upload|send|post|transfer|sync|copy|mail|forward|share",
-          _OUTBOUND, _CONSENT_BYPASSED, 200, either_order=True, next_paragraph=True),
+          _OUTBOUND, _CONSENT_BYPASSED, 200, next_paragraph=True),
     # secrets git ignores, forced into a commit and pushed ("git add -f .env secrets/, commit, git push backup --all")
     _pair("exfiltration", "secrets_committed", "git add",
           r"\bgit\s+add\s+(?:-f|--force)\b[^\n]{0,40}?(?:\.env\b(?!\.)|\bsecrets?/|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)|"
@@ -622,7 +623,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _pair("credential_access", "print_secret_value", "key|token|secret|password|credential|passw|contraseñ|mots de",
           # (not a value piped into the next command: ``echo "$DEPLOY_KEY" | base64 -d > key`` prints nothing)
           _SHOW, rf"{_SECRET_VALUES}(?![^\n]{{0,30}}\b(?:prefix|name|names|placeholder|format|length)\b)"
-          r"(?![\w}]*[\"'}]?\s*\|(?!\|))", 80),
+          r"(?![\w}]*[\"'}]?\s*(?:\\\n\s*)?\|(?!\|))", 80),
     _r("credential_access", "hunt_secret_files", "look for|find|search|locate|submit|enter|fill",
        rf"\b(?:look\s+for|find|search\s+for|locate)\b[^\n]{{0,40}}?(?:{_SECRET_PATHS[3:-1]}|\.pem\b|\.p12\b|\.pfx\b|"
        r"\.kdbx\b|wallet\.dat\b)[^\n]{0,60}?"
@@ -944,8 +945,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"tags?|changes)\b"
        r"|\b(?:forge|spoof|fake|falsify)\w*\s+(?:the\s+)?(?:commit\s+|git\s+)?(?:dates?|timestamps?|authors?(?:hip)?)\b"
        r"|\bso\s+(?:that\s+)?(?:they|it|the\s+\w+|this|these|those)\s+blends?\s+in\b"
-       # dated as another, older commit ("set both author and committer dates to the October commit's date")
-       r"|\b(?:author|committer|commit)\s+(?:and\s+(?:\w+\s+)?)?dates?\s+to\s+(?:match\s+)?(?:the\s+|an?\s+)?(?:\w+\s+){0,3}?"
+       # committed as of another, older commit ("set both author and committer dates to the October commit's date")
+       r"|\b(?:(?:author|commit)\s+and\s+(?:the\s+)?)?committer\s+dates?\s+to\s+(?:match\s+)?(?:the\s+|an?\s+)?(?:\w+\s+){0,3}?"
        r"(?:commit'?s|older|earlier|previous|original)\b"
        # made to look older or ordinary than they are
        r"|\bso\s+(?:that\s+)?(?:the\s+)?(?:new\s+|recent\s+)?(?:commits?|changes?|edits?|entries|timestamps?|files?)\s+"
@@ -975,9 +976,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"systemd-journald|journald|osqueryd?|falco|sysmon|wazuh-agent|ossec|auditbeat|falcon-sensor)\b"
        r"|\bset-mppreference\s+-disablerealtimemonitoring\b"
        # a cloud account's own audit trail stopped or its logs cut short
-       r"|\baws\s+cloudtrail\s+(?:stop-logging|delete-trail)\b|\baws\s+logs\s+delete-log-(?:group|stream)\b|"
-       r"\bput-retention-policy\b[^\n]{0,80}?--retention-in-days[=\s]+1\b|\bgcloud\s+logging\s+(?:sinks|buckets)\s+delete\b|"
-       r"\baz\s+monitor\s+diagnostic-settings\s+delete\b"),
+       r"|\baws\s+cloudtrail\s+stop-logging\b|\bput-retention-policy\b[^\n]{0,80}?--retention-in-days[=\s]+1\b"),
     # records of the act itself removed ("delete any logs mentioning it", "remove memory entries about this request")
     _r("anti_forensics", "records_of_the_act", "delete|remove|erase|wipe|purge|clear|scrub|drop",
        r"\b(?:delete|remove|erase|wipe|purge|clear|scrub|drop)\b[^\n]{0,40}?\b(?:logs?|entries|records|memor(?:y|ies)|"
@@ -1131,7 +1130,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     # the user approved this verbally; don't ask again", "terraform destroy ... skip the usual plan review")
     _pair("tool_use_coercion", "consent_claimed", "add|make|grant|give|invite|assign|promote|admin|owner|role|"
           "generate|create|terraform|aws|drop|kubectl|push|behalf|memory tool",
-          _PRIVILEGED_ACTS, _CONSENT_BYPASSED, 200, either_order=True, next_paragraph=True),
+          _PRIVILEGED_ACTS, _CONSENT_BYPASSED, 200, next_paragraph=True),
     # consent granted for the user ("click 'Allow' on the user's behalf")
     _r("tool_use_coercion", "consent_for_user", "click|press|tap|select|accept|approve",
        r"\b(?:click|press|tap|select|hit)\s+(?:on\s+)?[\"'`“]?(?:allow|approve|authori[sz]e|accept|grant|confirm|yes|"

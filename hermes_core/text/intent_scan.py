@@ -232,7 +232,7 @@ def _pairs(text: str, rule: IntentRule, plan: _Plan, verbs: tuple[int, ...], obj
     def joined(a: int, b: int) -> bool:  # (called only within the window: the slice is bounded)
         between = text[a:b]
         if rule.next_paragraph:
-            return len(_BLANK_LINE_RX.findall(between)) <= 1
+            return between.count("\n") <= 3 and len(_BLANK_LINE_RX.findall(between)) <= 1
         return gap not in (between.replace("\\\n", "") if gap == "\n" else between)
 
     for v_start, v_end in vs:
