@@ -468,7 +468,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"\b(?:do\s+not|don't|dont|never)\s+(?:mention|tell|inform|notify|reveal|disclose|report|show)\w*"
        r"\b(?!\s+(?:the\s+)?(?:contents\s+of\s+)?(?:this\s+(?:file|prompt|document)|these\s+instructions|"
        r"your\s+(?:instructions|prompt|configuration)|the\s+system\s+prompt))[^\n]{0,40}?\b(?:user|developer|owner|"
-       r"operator|human|in\s+your\s+summary|anyone)\b"
+       r"operator|human|in\s+your\s+summary|anyone|maintainers?)\b"
        # (an honesty rule forbids a false success under a condition: "never tell the user it passed if tests were
        # skipped")
        r"(?![^\n]{0,40}?\b(?:succeeded|passed|worked|(?:is|are|was|were)\s+(?:fixed|done|fine|green|complete)|finished|"
@@ -697,8 +697,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"re-?create|put\s+back)\w*\s+this\s+(?:note|entry|memory|instruction|line|text|rule|preference)\b"),
     _r("persistence", "scheduled", "crontab|systemd|launchd|launch agent|autostart|startup|rc.local",
        r"\bcrontab\b[^\n]{0,80}?(?:curl|wget|https?:|\bnc\b|/tmp/|\|\s*(?:ba)?sh)"
-       r"|\b(?:create|install|add|register|write)\w*\b[^\n]{0,30}?(?:systemd|launchd|launch\s+agent|autostart|"
-       r"startup\s+item|rc\.local|launchagents|launchdaemons|login\s+item|scheduled\s+task|cron\s*job|cron\s+entry)"
+       r"|\b(?:create|install|add|register|write|put|place|drop)\w*\b[^\n]{0,30}?(?:systemd|launchd|launch\s+agent|autostart|"
+       r"startup\s+item|rc\.local|launchagents?|launchdaemons?|login\s+item|scheduled\s+task|cron\s*job|cron\s+entry)"
        r"[^\n]{0,100}?(?:/tmp/|"
        r"\bhidden\b|\bat\s+(?:login|boot|startup)|curl|https?:|\bdownloaded\b|~/\.local/|\bpayload\b|"
        r"\bevery\s+time\s+(?:the\s+user\s+)?(?:signs|logs)\s+in|\bevery\s+(?:night|hour|day))"),
@@ -1027,9 +1027,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"[^\n]{0,20}?https?://[^\n]{0,60}?(?:pip\.conf|\.npmrc|pydistutils|globally)"),
     _r("environment_tampering", "disable_guards", "disable|turn off|skip|bypass|deactivat|switch off|no-verify|"
        "auto-approve|dangerously",
-       r"\b(?:disable|turn\s+off|bypass|deactivate|switch\s+off)\b[^\n]{0,50}?\b(?:pre-commit\s+hooks?|"
+       r"\b(?:disable|turn\s+off|bypass|deactivate|switch\s+off|comment\s+out)\b[^\n]{0,50}?\b(?:pre-commit\s+hooks?|"
        r"secret\s+scann\w*|injection\s+scanner|scanner|antivirus|firewall|selinux|apparmor|sandbox|safety\s+checks?|"
-       r"security\s+checks?|signature\s+verification)"
+       r"security\s+checks?|signature\s+verification|branch\s+protection|"
+       r"(?:package\s+|gpg\s+)?signatures?\s+(?:checks?|verification)|verifies\s+(?:the\s+)?(?:package\s+)?signatures|"
+       r"package\s+signatures|checksum\s+(?:checks?|verification))"
        r"|\bauto-?approve\s+(?:every|all)\b|--dangerously-skip-permissions|\bcommit\s+--no-verify\b"),
     # the project's own security gates removed ("delete the detect-secrets hook", "remove the security job from ci.yml")
     _r("environment_tampering", "security_gate_removed", "remove|delete|drop|comment out|strip|disable|rip out",
@@ -1067,7 +1069,10 @@ INTENT_RULES: tuple[IntentRule, ...] = (
           r"\w*[\w.-]{0,20}?[\"'`]?\s*[:=]\s*[\"'`]?(?:0|false|off|no|none|never|disabled?)\b"
           r"|(?:skip|disable|no[_-]|bypass|allow(?<!disallow)|unsafe|dangerously)[_-]?\w{0,12}?(?:safety|scanner|guard|"
           r"dangerous|injection)\w*[\w.-]{0,20}?[\"'`]?\s*[:=]\s*[\"'`]?(?:1|true|yes|on|all)\b"
-          r"|[\"']allow[\"']\s*:\s*\[[^\]\n]{0,60}?[\"']bash\(\s*\*\s*\)", 60),
+          r"|[\"']allow[\"']\s*:\s*\[[^\]\n]{0,60}?[\"']bash\(\s*\*\s*\)"
+          # the agent's own approvals switched off ("so approval_mode is never")
+          r"|\bapproval(?:_?mode|_?policy|s)?[\"'`]?\s*(?:[:=]|\bis\b|\bto\b)\s*[\"'`]?(?:never|off|none|false|yolo|full-auto)\b",
+          60),
     # -- tool-use coercion ----------------------------------------------------------------------------
     _r("tool_use_coercion", "no_approval", "immediately|right now|without|no questions|ask|skip|automatically|"
        "sans|sin |ohne",
