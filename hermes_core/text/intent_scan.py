@@ -206,6 +206,7 @@ def _finditer(text: str, plan: _Plan, ids: tuple[int, ...], live: set[int]) -> I
                     yield m
 
 
+_BLANK_LINE_RX = re.compile(r"\n[ \t]*(?=\n)")
 _TOKEN_EDGE_RX = re.compile(r"[\s\"'=(]")
 _TOKEN_LOOKBACK = 60
 
@@ -237,16 +238,23 @@ def _pairs(text: str, rule: IntentRule, plan: _Plan, verbs: tuple[int, ...], obj
         os_ = [(s, e) for s, e in os_ if not not_after.search(text, max(0, s - 12), s)
                and not not_after.search(text, max(0, (t := _token_start(text, s)) - 12), t)]
     starts = [s for s, _e in os_]
-    gap = "\n\n" if rule.paragraph else "\n"  # what the words between verb and object may not contain
+    # what the words between verb and object may not contain (a shell line continued by a backslash is one line)
+    gap = "\n\n" if rule.paragraph else "\n"
+
+    def joined(a: int, b: int) -> bool:  # (called only within the window: the slice is bounded)
+        between = text[a:b]
+        if rule.next_paragraph:
+            return between.count("\n") <= 3 and len(_BLANK_LINE_RX.findall(between)) <= 1
+        return gap not in (between.replace("\\\n", "") if gap == "\n" else between)
+
     for v_start, v_end in vs:
         i = bisect.bisect_left(starts, v_end)
-        if i < len(os_) and os_[i][0] - v_end <= rule.window and gap not in text[v_end : os_[i][0]]:
+        if i < len(os_) and os_[i][0] - v_end <= rule.window and joined(v_end, os_[i][0]):
             yield v_start, os_[i][1]
             continue
         if rule.either_order:
             j = bisect.bisect_left(starts, v_start) - 1  # the nearest object starting before the verb
-            if j >= 0 and os_[j][1] <= v_start and v_start - os_[j][1] <= rule.window and (
-                    gap not in text[os_[j][1] : v_start]):
+            if j >= 0 and os_[j][1] <= v_start and v_start - os_[j][1] <= rule.window and joined(os_[j][1], v_start):
                 yield os_[j][0], v_end
 
 
