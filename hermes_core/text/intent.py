@@ -1094,7 +1094,7 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"|\b(?:forge|spoof|fake|falsify)\w*\s+(?:the\s+)?(?:commit\s+|git\s+)?(?:dates?|timestamps?|authors?(?:hip)?)\b"
        r"|\bso\s+(?:that\s+)?(?:they|it|the\s+\w+|this|these|those)\s+blends?\s+in\b"
        # committed as of another, older commit ("set both author and committer dates to the October commit's date")
-       r"|\b(?:(?:author|commit)\s+and\s+(?:the\s+)?)?committer\s+dates?\s+to\s+(?:match\s+)?(?:the\s+|an?\s+)?(?:\w+\s+){0,3}?"
+       r"|\b(?:author\s+and\s+(?:the\s+)?committer|commit\s+and\s+(?:the\s+)?committer|committer)\s+dates?\s+to\s+(?:match\s+)?(?:the\s+|an?\s+)?(?:\w+\s+){0,3}?"
        r"(?:commit'?s|older|earlier|previous|original)\b"
        # made to look older or ordinary than they are
        r"|\bso\s+(?:that\s+)?(?:the\s+)?(?:new\s+|recent\s+)?(?:commits?|changes?|edits?|entries|timestamps?|files?)\s+"
