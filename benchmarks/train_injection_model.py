@@ -134,7 +134,7 @@ def fit(data: list[Example], seed: int = 0) -> tuple[dict[int, float], float]:
 def _original(item_id: str) -> str:
     """A paraphrase's fold is its original's: rewordings of one attack never sit on both sides."""
     head, _, tail = item_id.rpartition("-")
-    return head if tail in ("p1", "p2", "p3", "b1") else item_id
+    return head if tail in ("p1", "p2", "p3", "b1", "v1", "v2") else item_id
 
 
 def threshold(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]], folds: int = 3) -> float:

@@ -81,10 +81,10 @@ def test_units_are_paragraphs_and_windows_of_long_ones() -> None:
 
 def test_the_test_halves_gain_from_the_model_and_lose_little() -> None:
     """Rules alone, then rules or model, on the test halves of rounds five and six (never trained on). Measured:
-    round six 34 -> 39 of 78 attacks, 8 -> 10 of 79 benign texts; round five 37 -> 47 of 72, 10 -> 13 of 77.
+    round six 36 -> 42 of 78 attacks, 8 -> 12 of 79 benign texts; round five 38 -> 49 of 72, 10 -> 13 of 77.
     A model that adds nothing (or flags everything) fails."""
-    for attacks, benign, least, most in ((sets.own_attacks_fresh_5(), sets.benign_fresh_5(), 39, 10),
-                                         (sets.own_attacks_fresh_4(), sets.benign_fresh_4(), 47, 13)):
+    for attacks, benign, least, most in ((sets.own_attacks_fresh_5(), sets.benign_fresh_5(), 42, 12),
+                                         (sets.own_attacks_fresh_4(), sets.benign_fresh_4(), 49, 13)):
         test_attacks = [i for i in attacks if sets.side(i) == "test"]
         test_benign = [i for i in benign if sets.side(i) == "test"]
         rules = sum(bool(scan_text(i.text)) for i in test_attacks)

@@ -80,33 +80,36 @@ def test_fresh_sets_test_halves() -> None:
     attacks, benign = sets.own_attacks_fresh_2(), sets.benign_fresh_2()
     assert len(attacks) >= 48 and len(benign) >= 67
     overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH2_SEED)
-    assert overall >= 0.33 and len(blocked) <= 3, (overall, blocked)
+    assert overall >= 9 / 24 and len(blocked) <= 3, (overall, blocked)  # 8 of 24 before the seventh round's pass
     # fourth round (written by people who had read neither the rules nor any set): attacks 34 of 57, benign 3 of 83
-    # when first scored; 38 of 57 and 2 of 83 with the rules tuned on the fifth round's dev half
+    # when first scored; 38 of 57 and 2 of 83 with the rules tuned on the fifth round's dev half, 39 of 57 with the
+    # sixth round's
     attacks, benign = sets.own_attacks_fresh_3(), sets.benign_fresh_3()
     assert len(attacks) == 126 and len({i.family for i in attacks}) == 14 and len(benign) == 170
     overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH3_SEED)
-    assert overall >= 38 / 57 and len(blocked) <= 2, (overall, blocked)
+    assert overall >= 39 / 57 and len(blocked) <= 2, (overall, blocked)
 
 
 def test_fifth_round_test_half() -> None:
     """Held out whole for one pass (66 of 140 attacks, 33 of 150 benign texts blocked), then split by FRESH4_SEED
     and tuned on its dev half only: its test half went from 34 to 35 of 72 attacks and 13 to 10 of 77 benign texts
-    blocked. Far from the targets; the gate holds the measured level so a change cannot make it worse unnoticed."""
+    blocked; with the rules from the sixth round's dev half, 38 of 72. Far from the targets; the gate holds the
+    measured level so a change cannot make it worse unnoticed."""
     attacks, benign = sets.own_attacks_fresh_4(), sets.benign_fresh_4()
     assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
     overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH4_SEED)
-    assert overall >= 35 / 72 and len(blocked) <= 10, (overall, blocked)
+    assert overall >= 38 / 72 and len(blocked) <= 10, (overall, blocked)
 
 
 def test_sixth_round_test_half() -> None:
     """Written blind by four people, held out whole and scored once: 60 of 140 attacks (43 %), 15 of 150 benign
     texts with a passage withheld (20 of 1,203 passages, 1.7 %). Then split by FRESH5_SEED; before any tuning on
-    its dev half, its test half stood at 33 of 78 attacks and 8 of 79 benign texts. The gate holds that level."""
+    its dev half, its test half stood at 33 of 78 attacks and 8 of 79 benign texts; the rules written from that dev
+    half (in-sample: 27 -> 62 of 62) and from its paraphrases took the test half to 36 of 78, benign unchanged."""
     attacks, benign = sets.own_attacks_fresh_5(), sets.benign_fresh_5()
     assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
     overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH5_SEED)
-    assert overall >= 33 / 78 and len(blocked) <= 8, (overall, blocked)
+    assert overall >= 36 / 78 and len(blocked) <= 8, (overall, blocked)
 
 
 def test_public_sets_test_half() -> None:
