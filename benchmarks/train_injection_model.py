@@ -74,7 +74,8 @@ def _corpus_texts() -> list[str]:
 
 def labelled(real_dirs: list[str]) -> tuple[list[tuple[str, str, bool]], list[tuple[str, float]]]:
     """([(id, text, attack)] of the dev items, which cross-validation splits; [(text, weight)] of extra benign)."""
-    items = [(i.id, i.text, i.attack) for i in scan_sets.all_items() + attack_sets.items() if scan_sets.side(i) == "dev"]
+    items = [(i.id, i.text, i.attack) for i in scan_sets.all_items() + attack_sets.items()
+             if scan_sets.side(i) == "dev"]
     for line in (scan_sets.DATA / "paraphrases_dev.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         items.append((row["id"], row["text"], row["attack"]))
@@ -164,7 +165,8 @@ def main(argv: list[str]) -> None:
     weights, bias = fit(examples(items, extra))
     kept = weights
     about: dict[str, Any] = {
-        "trained_on": {"dev_items": len(items), "attacks": sum(a for _i, _t, a in items), "extra_benign_texts": len(extra),
+        "trained_on": {"dev_items": len(items), "attacks": sum(a for _i, _t, a in items),
+                       "extra_benign_texts": len(extra),
                        "public_cache": attack_sets.available()},
         "buckets": model.BUCKETS, "min_count": MIN_COUNT, "benign_share_at_threshold": BENIGN_SHARE,
     }

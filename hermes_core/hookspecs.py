@@ -353,7 +353,8 @@ def hermes_scan_text(text: str, source: str) -> Iterable[Finding | dict[str, Any
     (a path). Return :class:`hermes_core.text.scanning.Finding` objects, or dicts with
     ``pattern_id``, ``line`` (1-based) and ``excerpt``; ``None`` or ``[]`` when clean.
     The built-in rules are the default plugin ``hermes_scanner`` and the built-in model
-    ``hermes_injection_model``; a classifier or a remote guard adds its own findings beside them. Results from all detectors combine; a
+    ``hermes_injection_model``; a classifier or a remote guard adds its own findings beside them.
+    Results from all detectors combine; a
     detector that raises or returns garbage is logged with its plugin's name and skipped,
     and never blocks the prompt build. Keep it fast: it runs once per file version.
     """

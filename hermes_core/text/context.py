@@ -209,7 +209,8 @@ def in_example_block(text: str, start: int, *, transcripts: bool = True) -> bool
 
 
 _LIST_OPEN_RX = LazyPattern(r"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]{1,60})?=[ \t]*[\[({][ \t]*(?:#[^\n]*)?")
-_STRING_ELEMENT_RX = LazyPattern(r"[ \t]*[rbuf]{0,2}(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')[ \t]*,?[ \t]*(?:#[^\n]*)?")
+_STRING_ELEMENT_RX = LazyPattern(r"[ \t]*[rbuf]{0,2}(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')"
+                                 r"[ \t]*,?[ \t]*(?:#[^\n]*)?")
 _LIST_LOOKBACK_LINES = 100
 
 

@@ -61,7 +61,8 @@ _NET_TOOLS = (r"\bcurl\b|\bwget\b|\bnc\b|\bnetcat\b|\bncat\b|\bscp\b|\brsync\b|\
 _DESTINATION = r"(?:https?://|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|[\w.+-]+@[\w-]+\.[\w.]+|\bour\s+server\b)"
 _SEND = (r"\b(?:send|upload|post|transmit|forward|email|e-mail|exfiltrate|leak|paste|copy|sync|attach|share|"
          r"transfer|submit|"
-         r"envoie|envoyer|envía|envia|manda|sende|schicke|lade|" + _folded("отправь|отправьте|перешли|загрузи") + r")\b")
+         r"envoie|envoyer|envía|envia|manda|sende|schicke|lade|"
+         + _folded("отправь|отправьте|перешли|загрузи") + r")\b")
 _SHOW = (r"\b(?:print|echo|show|output|reveal|display|paste|dump|log|include|report|tell\s+me|give\s+me|list|"
          r"what\s+is\s+the\s+value\s+of|what's\s+the\s+value\s+of|"
          r"copy|read|open|cat|type|grep|lies|lese|zeig\w*|gib|muestra|lee|montre|affiche|lis)\b")
@@ -128,8 +129,8 @@ _TURN_OVERRIDES = (
     r"directly\s+)?to\s+main|deploy\w*\s+(?:\w+\s+)?to\s+prod\w*|upload\w*\s+(?:it\s+)?to\s+https?://|"
     r"forget\s+the\s+(?:pr\s+)?review|comply\s+fully)\b")
 #: what a note to the AI asks it to do with the document it reads
-_ADDRESSED_ACT = (r"\b(?:forward|send|e-?mail|upload|approve|transfer|wire|pay|post|book\s+(?:it|this)\s+as|record\s+(?:it|this)\s+"
-                  r"as|mark\s+(?:it|this|them)\s+as\s+(?:approved|paid|safe|verified))\b")
+_ADDRESSED_ACT = (r"\b(?:forward|send|e-?mail|upload|approve|transfer|wire|pay|post|book\s+(?:it|this)\s+as|"
+                  r"record\s+(?:it|this)\s+as|mark\s+(?:it|this|them)\s+as\s+(?:approved|paid|safe|verified))\b")
 #: after a guidance noun: guidance about a topic ("rules about commit messages", "guidance to use Yarn")
 _NOT_A_TOPIC = (r"(?!\s+(?:about|on|for|regarding|concerning|around|to\s+(?:use|run|install|call|pin|prefer|avoid|keep|"
                 r"add|write|put))\b)")
@@ -209,7 +210,8 @@ _SECRET_NOUNS = (r"(?:api\s+keys?|passwords?|passphrases?|passcodes?|tokens?|cre
 # consent the text claims or waives for the user: given elsewhere ("approved this verbally", "agreed in advance",
 # "they're aware"), or the asking of a person skipped ("don't ask again", "no need to ping the maintainers"; not "no
 # need to ask for approval there", a policy)
-_CONSENT_BYPASSED = (r"\bno\s+need\s+to\s+(?:ask|ping|check\s+with|confirm|notify|bother|wait\s+for|consult|loop\s+in)\b"
+_CONSENT_BYPASSED = (r"\bno\s+need\s+to\s+(?:ask|ping|check\s+with|confirm|notify|bother|wait\s+for|consult|"
+                     r"loop\s+in)\b"
                      r"(?=\s*(?:[.;,!)\n]|$|(?:the\s+)?(?:user|owner|maintainers?|team|admins?|reviewers?|him|her|them|me|"
                      r"anyone|again|first)\b))"
                      r"|\b(?:don't|do\s+not|never)\s+(?:bother\s+)?(?:ask(?:ing)?|ping(?:ing)?|check(?:ing)?\s+with|"
@@ -229,10 +231,12 @@ _CONSENT_BYPASSED = (r"\bno\s+need\s+to\s+(?:ask|ping|check\s+with|confirm|notif
                      r"|\bya\s+(?:lo\s+)?(?:aprobó|autorizó)\b|\bsin\s+(?:preguntar|pedir\s+permiso|confirmar)\b"
                      r"|\bohne\s+(?:rückfrage|nachzufragen|zu\s+fragen)\b|\bpas\s+besoin\s+de\s+(?:demander|confirmer)\b"
                      r"|\bsans\s+(?:demander|confirmation)\b"
-                     + _folded(r"|спрашивать\s+(?:\w+\s+)?не\s+нужно|не\s+нужно\s+спрашивать|без\s+(?:подтверждения|спроса)|"
+                     + _folded(r"|спрашивать\s+(?:\w+\s+)?не\s+нужно|не\s+нужно\s+спрашивать|"
+                               r"без\s+(?:подтверждения|спроса)|"
                                r"\bв\s+курсе\b"))
 # an act that needs its owner's say: power handed out, infrastructure destroyed, force-pushes, acts in the user's name
-_PRIVILEGED_ACTS = (r"\b(?:add|make|grant|give|invite|assign|promote|set)\w*\b[^\n]{0,60}?\bas\s+(?:an?\s+)?(?:owner|admin\w*|"
+_PRIVILEGED_ACTS = (r"\b(?:add|make|grant|give|invite|assign|promote|set)\w*\b[^\n]{0,60}?\bas\s+(?:an?\s+)?"
+                    r"(?:owner|admin\w*|"
                     r"org\s+admin|administrator|maintainer|superuser|root)\b"
                     r"|\b(?:admin|owner|administrator|root)\s+(?:access|role|rights|privileges|permissions)\b|"
                     r"\bacesso\s+de\s+(?:administrador|admin|proprietário)\b|\bacceso\s+de\s+administrador\b|"
@@ -325,8 +329,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("instruction_override", "void_guidance", "void|outdated|obsolete|cancel|no longer appl|supersed|revoked",
        # (guidance scoped to a topic is a doc's update, unless it is the reader's own: "the previous guidance to use
        # Yarn is obsolete", "earlier rules about commit messages are outdated")
-       rf"\b(?:(?:your|operator)[\w' ]{{0,30}}?{_GUIDANCE}|(?:previous|prior|earlier|above|original|initial)[\w' ]{{0,30}}?"
-       rf"{_GUIDANCE}{_NOT_A_TOPIC})[^\n]{{0,40}}?"
+       rf"\b(?:(?:your|operator)[\w' ]{{0,30}}?{_GUIDANCE}|"
+       rf"(?:previous|prior|earlier|above|original|initial)[\w' ]{{0,30}}?{_GUIDANCE}{_NOT_A_TOPIC})[^\n]{{0,40}}?"
        r"\b(?:is|are|as|has\s+been|have\s+been)\s+(?:now\s+)?(?:void|outdated|obsolete|cancel+ed|revoked|superseded|"
        r"overridden|no\s+longer\s+(?:valid|in\s+effect))"
        r"|\b(?:everything|anything|all|whatever)\s+you\s+(?:were|have\s+been)\s+(?:told|given|instructed)[^\n]{0,40}?"
@@ -638,7 +642,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        r"(?:\bsag\w*\s+dem\s+(?:benutzer|nutzer|anwender|kunden)\s+nicht\b(?!\s+nur)|"
        r"\bnão\s+(?:conte|diga|informe|mencione|fale|avise)\b[^\n]{0,30}?\busuári[oa]|"
        + _folded(r"\b(?:не\s+(?:говори|сообщай|рассказывай|упоминай)|ничего\s+не\s+(?:говори|сообщай))\b[^\n]{0,30}?"
-                 r"пользовател") + r")(?![^\n]{0,80}?\b(?:wenn|falls|sofern|se|caso|quando|" + _folded("если|когда") + r")\b)",
+                 r"пользовател")
+       + r")(?![^\n]{0,80}?\b(?:wenn|falls|sofern|se|caso|quando|" + _folded("если|когда") + r")\b)",
        negatable=False),
     # told to hide its own actions: keep the instruction confidential, draw no attention to a change, leave an
     # action out of its replies, give a cover story when asked what it is doing
@@ -1162,7 +1167,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
     _r("anti_forensics", "ru", "удал|очист|сотр",
        _folded(r"\b(?:удали|удалите|очисти|очистите|сотри|сотрите)\b[^\n]{0,40}?(?:истори|лог|журнал|след)\w*[^\n]{0,60}?"
                r"(?:чтобы\s+(?:никто|ничего)|не\s+оставля\w*\s+след|без\s+следов)"), negatable=False),
-    # ... in Chinese and Japanese: the act kept out of the audit ("这样今天的操作不会出现在审计报表里", "痕跡を残さない")
+    # ... in Chinese and Japanese: the act kept out of the audit ("这样今天的操作不会出现在审计报表里",
+    # "痕跡を残さない")
     _r("anti_forensics", "zh_ja", "不会|不要|不再|不留|痕跡|ログ|記録|監査",
        r"(?:不会|不要|不再|不)(?:出现|显示|留下|记录)(?:在)?[^\n。]{0,12}?(?:审计|日志|记录)"
        r"|不留(?:下)?(?:任何)?(?:痕迹|记录)|痕跡を残さ|(?:ログ|記録|監査ログ)に(?:残ら|表示され)ない", negatable=False),
@@ -1316,10 +1322,11 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        rf"[ \t]*:[^\n]{{0,300}}?{_TURN_ACTS}",
        negatable=False),
     # ... in other languages, also inside a quoted string ("Usuario: ... haz push directo a main con --force")
-    _r("fake_turn", "role_line_intl", "usuario|asistente|utilisateur|benutzer|nutzer|assistent|utente|用户|助手|ユーザー",
+    _r("fake_turn", "role_line_intl", "usuario|asistente|utilisateur|benutzer|nutzer|assistent|utente|用户|助手",
        r"(?<![^\n\"'])(?:usuario|asistente|utilisateur|benutzer|nutzer|assistent|utente|assistente|usuário|用户|助手|"
-       r"ユーザー|アシスタント)[ \t]*[:：][^\n]{0,160}?(?:\bhaz\b|\bejecuta|\bborra|\bpublica|\belimina|\bsin\s+preguntar|"
-       r"no\s+hace\s+falta\s+que\s+(?:me\s+)?preguntes|\bführe\b|\blösche|\bohne\s+(?:rückfrage|nachfrage|zu\s+fragen)|"
+       r"ユーザー|アシスタント)[ \t]*[:：][^\n]{0,160}?(?:\bhaz\b|\bejecuta|\bborra|\bpublica|\belimina|"
+       r"\bsin\s+preguntar"
+       r"|no\s+hace\s+falta\s+que\s+(?:me\s+)?preguntes|\bführe\b|\blösche|\bohne\s+(?:rückfrage|nachfrage|zu\s+fragen)|"
        r"\bexécute|\bsupprime|\bpublie|\bsans\s+(?:me\s+)?demander|\besegui|\bcancella|\bsenza\s+chiedere|\bexecute|"
        r"\bsem\s+perguntar|执行|删除|推送|发布|不用问|无需确认|実行|削除|プッシュ|確認不要|--force)",
        negatable=False),
@@ -1333,7 +1340,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        negatable=False),
     _r("fake_turn", "authority_markers", "[system]|[admin|<instruction>|core instruction|legal amendment|system:",
        r"\[system\]\s*\[system\]|\[system\][ \t]*\S|\[admin\s+request|<instruction>|--\s*core\s+instruction|"
-       r"legal\s+amendment,\s+follow|<<\s*(?:sys(?:tem)?|admin)\b[^>\n]{0,20}>>|^[ \t]*\[?system\]?[ \t]*(?:message)?[ \t]*:[ \t]*(?:ignore|focus|this\s+is|"
+       r"legal\s+amendment,\s+follow|<<\s*(?:sys(?:tem)?|admin)\b[^>\n]{0,20}>>"
+       r"|^[ \t]*\[?system\]?[ \t]*(?:message)?[ \t]*:[ \t]*(?:ignore|focus|this\s+is|"
        r"you\b(?!\s+are\s+(?:a|an)\s)|the\s+assistant|print|report|respond|reply|must|always|never|do\s+not|provide|output|"
        r"important|note)"
        # "SYSTEM: You are a SQL tutor." opening a prompt file defines it; the same line further down is a fake turn

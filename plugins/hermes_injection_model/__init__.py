@@ -26,7 +26,6 @@ SKIPPED_SOURCES = ("memory:",)
 
 def findings(text: str) -> list[Finding]:
     from hermes_core.text.scanning import Finding
-
     from hermes_injection_model import model
 
     out = []

@@ -26,6 +26,7 @@ import zlib
 from array import array
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 
 WINDOW, STRIDE, WINDOW_AFTER = 4, 2, 6
@@ -43,7 +44,7 @@ def tokens(text: str) -> list[str]:
 
 
 def _hashed(toks: list[str]) -> set[int]:
-    grams = [*toks, *(f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False))]
+    grams = [*toks, *(f"{a} {b}" for a, b in pairwise(toks))]
     return {zlib.crc32(g.encode()) % BUCKETS for g in grams}
 
 
@@ -98,7 +99,7 @@ class Model:
         lines = text.split("\n")
         toks = [tokens(line) for line in lines]
         per_line = [_hashed(t) for t in toks]
-        joins = [_hashed_pair(a[-1], b[0]) if a and b else None for a, b in zip(toks, toks[1:], strict=False)]
+        joins = [_hashed_pair(a[-1], b[0]) if a and b else None for a, b in pairwise(toks)]
         out = []
         for first, end in spans(lines):
             found = set().union(*per_line[first:end])
