@@ -86,7 +86,9 @@ class Model:
     threshold: float
 
     def score(self, text: str) -> float:
-        found = features(text)
+        return self._score(features(text))
+
+    def _score(self, found: set[int]) -> float:
         if not found:
             return self.bias
         return self.bias + sum(self.weights.get(f, 0.0) for f in found) / math.sqrt(len(found))
@@ -104,8 +106,7 @@ class Model:
         for first, end in spans(lines):
             found = set().union(*per_line[first:end])
             found.update(j for j in joins[first : end - 1] if j is not None)
-            s = self.bias + sum(self.weights.get(f, 0.0) for f in found) / math.sqrt(len(found)) if found else self.bias
-            if s > self.threshold:
+            if (s := self._score(found)) > self.threshold:
                 out.append((first, "\n".join(lines[first:end]), s))
         return out
 
