@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scan_sets
 
+from hermes_core.text.detectors import combine
 from hermes_core.text.scanning import scan_text
 from plugins.hermes_injection_model import findings as model_findings
 from plugins.hermes_prompt.passages import split, withhold
@@ -51,15 +52,16 @@ THIRD_SEED = "hermes-real-3"
 _manifest_path = MANIFEST
 
 
-def side_of(row: dict[str, str]) -> str:
-    """``dev`` or ``test`` for one manifest row."""
-    if _manifest_path == THIRD_MANIFEST:
+def side_of(row: dict[str, str], path: Path | None = None) -> str:
+    """``dev`` or ``test`` for one row of the manifest at ``path`` (the chosen one by default)."""
+    if (path or _manifest_path) == THIRD_MANIFEST:
         return scan_sets.half(row["repo"], THIRD_SEED)
     return scan_sets.half(f"{row['repo']}:{row['path']}")
 
 
-def manifest() -> list[dict[str, str]]:
-    return [json.loads(line) for line in _manifest_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def manifest(path: Path | None = None) -> list[dict[str, str]]:
+    text = (path or _manifest_path).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def local_name(row: dict[str, str]) -> Path:
@@ -106,7 +108,7 @@ def score(source: Path, *, dev_findings: bool = False, only: str | None = None, 
         text = path.read_text(encoding="utf-8", errors="replace")
         findings = scan_text(text)
         if model:
-            findings = sorted([*findings, *model_findings(text)], key=lambda f: f.line)
+            findings = combine([("rules", findings), ("model", model_findings(text))])[0]  # as the host combines them
         passages = len(split(text))
         partial = withhold(text, row["path"], findings) if findings else ("", [])
         withheld = len(partial[1]) if partial is not None else passages

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import sys
 from pathlib import Path
@@ -33,7 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins"))
 import attack_sets
 import bench_real_context
 import scan_sets
+from bench_scan import CORPUS
 from hermes_injection_model import model
+
+from hermes_core.apps.transcripts import load_transcript
+from hermes_core.text.messages import text_of
 
 EPOCHS, RATE, L2, BENIGN_SHARE = 6, 0.5, 1e-6, 0.02
 MIN_COUNT = 10  # a feature in fewer training units is dropped: rare n-grams overfit, and the file stays small
@@ -50,25 +53,18 @@ def _real_dev_texts(dirs: list[str]) -> list[str]:
     manifests = (bench_real_context.MANIFEST, bench_real_context.SECOND_MANIFEST, bench_real_context.THIRD_MANIFEST)
     texts = []
     for manifest, directory in zip(manifests, dirs, strict=False):
-        bench_real_context._manifest_path = manifest
-        for row in bench_real_context.manifest():
+        for row in bench_real_context.manifest(manifest):
             path = Path(directory) / bench_real_context.local_name(row)
-            if bench_real_context.side_of(row) == "dev" and path.is_file():
+            if bench_real_context.side_of(row, manifest) == "dev" and path.is_file():
                 texts.append(path.read_text(encoding="utf-8", errors="replace"))
     return texts
 
 
 def _corpus_texts() -> list[str]:
-    base = Path(os.environ["HERMES_CORPUS"]).parent if os.environ.get("HERMES_CORPUS") else (
-        Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
-    texts = [p.read_text(encoding="utf-8") for p in sorted((base / "context-files" / "benign").iterdir())]
-    for path in sorted((base / "transcripts").glob("*.json")):
-        for message in json.loads(path.read_text(encoding="utf-8"))["messages"]:
-            content = message.get("content")
-            if isinstance(content, list):
-                content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
-            if isinstance(content, str) and content.strip():
-                texts.append(content[:20_000])
+    """The benign corpus files and the text of every message of the corpus transcripts (first 20,000 chars)."""
+    texts = [p.read_text(encoding="utf-8") for p in sorted((CORPUS / "benign").iterdir())]
+    for path in sorted((CORPUS.parent / "transcripts").glob("*.json")):
+        texts += [text[:20_000] for m in load_transcript(path).messages if (text := text_of(m.get("content"))).strip()]
     return texts
 
 
@@ -83,7 +79,7 @@ def labelled(real_dirs: list[str]) -> tuple[list[tuple[str, str, bool]], list[tu
     return items, extra
 
 
-def examples(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]]) -> list[Example]:
+def examples(items: list[tuple[str, str, bool]]) -> list[Example]:
     """An attack is one example (its hostile part is somewhere in it); a benign text gives one per unit."""
     out: list[Example] = []
     for _id, text, attack in items:
@@ -91,21 +87,24 @@ def examples(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]])
             out.append((_vector(text), 1, 1.0))
         else:
             out.extend((_vector(unit), 0, 1.0) for _line, unit in model.units(text))
-    for text, weight in extra:
-        out.extend((_vector(unit), 0, weight) for _line, unit in model.units(text))
     return out
 
 
+def extra_examples(extra: list[tuple[str, float]]) -> list[Example]:
+    """The extra benign texts' units, each with its text's weight: the same in every fit, so built once."""
+    return [(_vector(unit), 0, weight) for text, weight in extra for _line, unit in model.units(text)]
+
+
 def common(data: list[Example]) -> list[Example]:
-    """The examples with only the features that occur in at least MIN_COUNT of them (renormalised)."""
+    """The examples with only the features that occur in at least MIN_COUNT of them; the scale stays that of all
+    of a unit's features, as the model scores it (a dropped feature weighs 0 there)."""
     counts: dict[int, int] = {}
     for (found, _scale), _label, _weight in data:
         for f in found:
             counts[f] = counts.get(f, 0) + 1
     out = []
-    for (found, _scale), label, weight in data:
-        kept = [f for f in found if counts[f] >= MIN_COUNT]
-        out.append(((kept, 1 / math.sqrt(len(found) or 1)), label, weight))
+    for (found, scale), label, weight in data:
+        out.append((([f for f in found if counts[f] >= MIN_COUNT], scale), label, weight))
     return out
 
 
@@ -138,7 +137,7 @@ def _original(item_id: str) -> str:
     return head if tail in ("p1", "p2", "p3", "b1", "v1", "v2") else item_id
 
 
-def threshold(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]], folds: int = 3) -> float:
+def threshold(items: list[tuple[str, str, bool]], extra: list[Example], folds: int = 3) -> float:
     """The score that BENIGN_SHARE of the benign dev items exceed, each scored by a fold that did not train on it;
     the share of the dev attacks above it, scored the same way, is printed as the validation figure."""
     benign, attacks = [], []
@@ -146,7 +145,7 @@ def threshold(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]]
         fold = [i for i in items if scan_sets.half(_original(i[0]), f"fold-{k}") == "dev"]  # half, by a seeded hash
         chosen = {i[0] for i in fold}
         held = [i for i in items if i[0] not in chosen]
-        weights, bias = fit(examples(fold, extra), seed=k)
+        weights, bias = fit(examples(fold) + extra, seed=k)
         m = model.Model(weights, bias, float("-inf"))  # every unit's score
         for _id, text, attack in held:
             (attacks if attack else benign).append(max((s for _l, _u, s in m.flagged(text)), default=m.bias))
@@ -161,8 +160,9 @@ def threshold(items: list[tuple[str, str, bool]], extra: list[tuple[str, float]]
 def main(argv: list[str]) -> None:
     real_dirs = argv[argv.index("--real") + 1].split(",") if "--real" in argv else []
     items, extra = labelled(real_dirs)
-    cut = threshold(items, extra)
-    weights, bias = fit(examples(items, extra))
+    extra_units = extra_examples(extra)
+    cut = threshold(items, extra_units)
+    weights, bias = fit(examples(items) + extra_units)
     kept = weights
     about: dict[str, Any] = {
         "trained_on": {"dev_items": len(items), "attacks": sum(a for _i, _t, a in items),
