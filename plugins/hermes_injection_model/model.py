@@ -94,7 +94,7 @@ class Model:
         return self.bias + sum(self.weights.get(f, 0.0) for f in found) / math.sqrt(len(found))
 
     def flagged(self, text: str) -> list[tuple[int, str, float]]:
-        """(0-based line, unit text, score) of each unit above the threshold.
+        """(0-based first line, that line's text, score) of each unit above the threshold.
 
         Each line is tokenised and hashed once; a unit's features are its lines' and the bigrams
         across its line breaks (tokens never span a line), the same set :func:`features` gives."""
@@ -107,7 +107,7 @@ class Model:
             found = set().union(*per_line[first:end])
             found.update(j for j in joins[first : end - 1] if j is not None)
             if (s := self._score(found)) > self.threshold:
-                out.append((first, "\n".join(lines[first:end]), s))
+                out.append((first, lines[first], s))
         return out
 
 
