@@ -314,7 +314,6 @@ class _LineTest:
         return False
 
 
-
 @functools.cache
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
