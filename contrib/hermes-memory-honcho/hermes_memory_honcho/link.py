@@ -221,6 +221,9 @@ class HonchoLink:
             return set()
 
     def add_conclusion(self, sid: str, payload: dict[str, Any]) -> None:
+        """The conclusion, tied to its session: Honcho answers 404 to a conclusion naming a
+        session it does not have, so the session is got-or-created first."""
+        self.session(sid, payload["observed"], payload["observer"])
         view = self.peer(payload["observer"]).conclusions_of(payload["observed"])
         view.create([{"content": payload["content"], "session_id": sid}])
 

@@ -27,8 +27,10 @@ def refuse_conclusions(backend: Any) -> None:
 
 @BOTH
 def test_conclude_never_says_saved_when_honcho_refused(make_provider: Any, backend: Any) -> None:
+    """The conclusion is the session's first write: no recall warm-up (``tools`` mode) has
+    created the session, so the refusal seen is the server's own, not a 404 for the session."""
     refuse_conclusions(backend)
-    provider = make_provider(timeout=5.0)  # the tool waits up to ``timeout`` for Honcho's verdict
+    provider = make_provider(timeout=5.0, recall_mode="tools")  # the tool waits up to ``timeout`` for the verdict
     provider.initialize("conclude")
     answer = json.loads(provider.handle_tool_call("honcho_conclude", {"conclusion": "Prefers tea to coffee"}))
     assert "result" not in answer and answer["status"] == "refused"
