@@ -4,17 +4,18 @@
 
 What it learns from (never a test half, never a held-out set):
 * attacks: the dev half of every set in scan_sets.py and attack_sets.py (those read from a cache
-  only when ``HERMES_PUBLIC_ATTACKS`` names one), and ``scan_data/paraphrases_dev.jsonl``: three
-  rewordings of each dev-half attack of rounds five and six, written by people who had not read the rules;
-* benign: every passage of the dev-half benign texts, the paraphrases' benign twins, the dev halves
-  of the three real-file samples (when their caches are given), the 97 benign corpus files and the
-  messages of the 17 corpus transcripts (weighted lower: ordinary text is easy).
+  only when ``HERMES_PUBLIC_ATTACKS`` names one), ``scan_data/paraphrases_dev.jsonl`` (three rewordings
+  of each dev-half attack of rounds one to six) and ``scan_data/training_written.jsonl`` (attacks of each
+  family written from its description alone), all by people who had not read the rules;
+* benign: every passage of the dev-half benign texts, the paraphrases' benign twins and variants, the
+  written look-alikes, the dev halves of the three real-file samples (when their caches are given), the
+  97 benign corpus files and the messages of the 17 corpus transcripts (weighted lower: ordinary text is easy).
 
 Logistic regression with AdaGrad and a little L2, over hashed word uni- and bigrams (model.py). The
 threshold comes from three seeded halvings of the dev items (an attack and its paraphrases always on
-one side): the score that 2 % of the benign dev texts exceed when each is scored by a model trained on
-the other half; the dev attacks scored the same way give the validation figure it prints. Features in fewer than
-:data:`MIN_COUNT` training units are dropped. Deterministic: same data, same weights.
+one side): the score that 1 % of the benign dev passages exceed when each is scored by a model trained
+on the other half; the dev attacks scored the same way give the validation figure it prints. Features in
+fewer than :data:`MIN_COUNT` training units are dropped. Deterministic: same data, same weights.
 """
 
 from __future__ import annotations
@@ -34,13 +35,16 @@ import bench_real_context
 import scan_sets
 from bench_scan import CORPUS
 from hermes_injection_model import model
+from hermes_prompt.passages import split
 
 from hermes_core.apps.transcripts import load_transcript
 from hermes_core.text.messages import text_of
 
-EPOCHS, RATE, L2, BENIGN_SHARE = 6, 0.5, 1e-6, 0.02
-MIN_COUNT = 10  # a feature in fewer training units is dropped: rare n-grams overfit, and the file stays small
+EPOCHS, RATE, L2, BENIGN_SHARE = 6, 0.5, 1e-6, 0.01
+MIN_COUNT = 5  # a feature in fewer training units is dropped: rare n-grams overfit, and the file stays small
 EASY_WEIGHT, REAL_WEIGHT = 0.2, 0.5
+#: training-only texts: rewordings of dev-half items, and attacks with look-alikes written from the family descriptions
+WRITTEN = ("paraphrases_dev.jsonl", "training_written.jsonl")
 Example = tuple[tuple[list[int], float], int, float]  # ((features, 1/sqrt(n)), label, weight)
 
 
@@ -72,9 +76,10 @@ def labelled(real_dirs: list[str]) -> tuple[list[tuple[str, str, bool]], list[tu
     """([(id, text, attack)] of the dev items, which cross-validation splits; [(text, weight)] of extra benign)."""
     items = [(i.id, i.text, i.attack) for i in scan_sets.all_items() + attack_sets.items()
              if scan_sets.side(i) == "dev"]
-    for line in (scan_sets.DATA / "paraphrases_dev.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        items.append((row["id"], row["text"], row["attack"]))
+    for name in WRITTEN:
+        for line in (scan_sets.DATA / name).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            items.append((row["id"], row["text"], row["attack"]))
     extra = [(t, REAL_WEIGHT) for t in _real_dev_texts(real_dirs)] + [(t, EASY_WEIGHT) for t in _corpus_texts()]
     return items, extra
 
@@ -137,10 +142,18 @@ def _original(item_id: str) -> str:
     return head if tail in ("p1", "p2", "p3", "b1", "v1", "v2") else item_id
 
 
+def passage_scores(m: model.Model, text: str) -> list[float]:
+    """Each passage's score, as the prompt builder withholds passages: the highest of the units that start in
+    it (a finding is at its unit's first line), the model's bias for a passage no unit starts in."""
+    starts = [(first, score) for first, _line, score in m.flagged(text)]
+    return [max((s for first, s in starts if p.first <= first + 1 <= p.last), default=m.bias) for p in split(text)]
+
+
 def threshold(items: list[tuple[str, str, bool]], extra: list[Example], folds: int = 3) -> float:
-    """The score that BENIGN_SHARE of the benign dev items exceed, each scored by a fold that did not train on it;
-    the share of the dev attacks above it, scored the same way, is printed as the validation figure."""
-    benign, attacks = [], []
+    """The score that BENIGN_SHARE of the benign dev passages exceed, each scored by a fold that did not train on
+    it (the share the issue counts, and the one the rules' findings add to); the dev attacks and benign texts
+    above it, scored the same way, are printed as the validation figures."""
+    passages, texts, attacks = [], [], []
     for k in range(folds):
         fold = [i for i in items if scan_sets.half(_original(i[0]), f"fold-{k}") == "dev"]  # half, by a seeded hash
         chosen = {i[0] for i in fold}
@@ -148,12 +161,18 @@ def threshold(items: list[tuple[str, str, bool]], extra: list[Example], folds: i
         weights, bias = fit(examples(fold) + extra, seed=k)
         m = model.Model(weights, bias, float("-inf"))  # every unit's score
         for _id, text, attack in held:
-            (attacks if attack else benign).append(max((s for _l, _u, s in m.flagged(text)), default=m.bias))
+            if attack:
+                attacks.append(max((s for _l, _u, s in m.flagged(text)), default=m.bias))
+            else:
+                scores = passage_scores(m, text)
+                passages += scores
+                texts.append(max(scores, default=m.bias))
         print(f"fold {k}: {len(fold)} training items, {len(held)} scored", file=sys.stderr)
-    benign.sort()
-    cut = benign[int((1 - BENIGN_SHARE) * len(benign))]
-    print(f"validation (out of fold): {sum(s > cut for s in attacks)}/{len(attacks)} dev attacks above the "
-          f"threshold that {BENIGN_SHARE:.0%} of {len(benign)} benign dev texts exceed", file=sys.stderr)
+    passages.sort()
+    cut = passages[int((1 - BENIGN_SHARE) * len(passages))]
+    print(f"validation (out of fold), at the score that {BENIGN_SHARE:.0%} of {len(passages)} benign dev passages "
+          f"exceed: {sum(s > cut for s in attacks)}/{len(attacks)} dev attacks and {sum(s > cut for s in texts)}/"
+          f"{len(texts)} benign dev texts above it", file=sys.stderr)
     return cut
 
 
@@ -168,7 +187,7 @@ def main(argv: list[str]) -> None:
         "trained_on": {"dev_items": len(items), "attacks": sum(a for _i, _t, a in items),
                        "extra_benign_texts": len(extra),
                        "public_cache": attack_sets.available()},
-        "buckets": model.BUCKETS, "min_count": MIN_COUNT, "benign_share_at_threshold": BENIGN_SHARE,
+        "buckets": model.BUCKETS, "min_count": MIN_COUNT, "benign_passage_share_at_threshold": BENIGN_SHARE,
     }
     model.save(kept, bias, cut, about)
     print(json.dumps({"threshold": cut, "bias": bias, "features": len(kept)}, indent=1))

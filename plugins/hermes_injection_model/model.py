@@ -3,8 +3,9 @@
 Why a model beside the rules: the rules are verb x object classes written from the dev halves,
 and each pass showed the same thing: a rule catches the dev wording and few of the held-out
 texts that say the same with other words. A logistic regression over hashed word uni- and
-bigrams, trained on every dev half, the dev-half paraphrases and hard benign negatives (real
-context files, the corpus, security docs that quote attacks), generalizes a little further.
+bigrams, trained on every dev half, the dev-half paraphrases, attacks and look-alikes written from
+the families' descriptions, and hard benign negatives (real context files, the corpus, security docs
+that quote attacks), generalizes further.
 It only adds findings: the built-in rules run as before.
 
 The text is cut into units: each paragraph (lines between blank lines) and, in paragraphs longer

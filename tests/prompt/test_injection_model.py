@@ -80,26 +80,29 @@ def test_units_are_paragraphs_and_windows_of_long_ones() -> None:
 
 
 def test_the_test_halves_gain_from_the_model_and_lose_little() -> None:
-    """Rules alone, then rules or model, on the test halves of rounds five and six (never trained on). Measured:
-    round six 36 -> 42 of 78 attacks, 8 -> 12 of 79 benign texts; round five 38 -> 49 of 72, 10 -> 13 of 77.
-    A model that adds nothing (or flags everything) fails."""
-    for attacks, benign, least, most in ((sets.own_attacks_fresh_5(), sets.benign_fresh_5(), 42, 12),
-                                         (sets.own_attacks_fresh_4(), sets.benign_fresh_4(), 49, 13)):
+    """Rules alone, then rules or model, on the test halves of rounds five, six and seven (never trained on).
+    Measured: round five 38 -> 58 of 72 attacks, 10 -> 18 of 77 benign texts; round six 36 -> 61 of 78, 8 -> 13 of
+    79; round seven 30 -> 48 of 69, 9 -> 11 of 67. A model that adds nothing (or flags everything) fails."""
+    for attacks, benign, least, most in ((sets.own_attacks_fresh_4(), sets.benign_fresh_4(), 58, 18),
+                                         (sets.own_attacks_fresh_5(), sets.benign_fresh_5(), 61, 13),
+                                         (sets.own_attacks_fresh_6(), sets.benign_fresh_6(), 48, 11)):
         test_attacks = [i for i in attacks if sets.side(i) == "test"]
         test_benign = [i for i in benign if sets.side(i) == "test"]
         rules = sum(bool(scan_text(i.text)) for i in test_attacks)
         both = sum(caught(i.text) for i in test_attacks)
         blocked = [i.id for i in test_benign if caught(i.text)]
-        assert both >= least and both - rules >= 4 and len(blocked) <= most, (both, rules, blocked)
+        assert both >= least and both - rules >= 15 and len(blocked) <= most, (both, rules, blocked)
 
 
-def test_the_held_out_seventh_round_with_the_model() -> None:
-    """Round seven was scored once, held out whole: rules 54 of 140 attacks and 20 of 150 benign texts blocked;
-    rules or model 60 of 140 and 23 of 150 (26 of 1,073 passages)."""
-    attacks, benign = sets.own_attacks_fresh_6(), sets.benign_fresh_6()
-    detected = sum(caught(i.text) for i in attacks)
+def test_the_held_out_eighth_round_with_the_model() -> None:
+    """Round eight was held out whole and scored once, after the model was final: rules 52 of 140 attacks, rules
+    or model 106 of 140, at least 6 of 10 in every family; 26 of 150 benign texts with a passage withheld (42 of
+    1,281 passages). The model before this one: 61 of 140 and 22 of 150."""
+    attacks, benign = sets.own_attacks_fresh_7(), sets.benign_fresh_7()
+    hits = [i.family for i in attacks if caught(i.text)]
     blocked = [i.id for i in benign if caught(i.text)]
-    assert detected >= 60 and len(blocked) <= 23, (detected, blocked)
+    assert len(hits) >= 106 and len(blocked) <= 26, (len(hits), blocked)
+    assert min(hits.count(family) for family in {i.family for i in attacks}) >= 6, sorted(hits)
 
 
 def test_the_benign_corpus_passes() -> None:

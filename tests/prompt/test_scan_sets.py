@@ -112,16 +112,27 @@ def test_sixth_round_test_half() -> None:
     assert overall >= 36 / 78 and len(blocked) <= 8, (overall, blocked)
 
 
-def test_held_out_seventh_round() -> None:
-    """Written blind by four new writers, held out whole, scored once after the rules were final: the rules catch
-    54 of 140 attacks (the rules before this pass: 50) and withhold a passage of 20 of 150 benign texts (23 of
-    1,073 passages; before: 21 texts). The gate holds the measured level."""
+def test_seventh_round_test_half() -> None:
+    """Written blind by four new writers, held out whole and scored once after the rules were final: the rules
+    caught 54 of 140 attacks and withheld a passage of 20 of 150 benign texts (23 of 1,073 passages). Then split by
+    FRESH6_SEED; its test half stands at 30 of 69 attacks and 9 of 67 benign texts. The gate holds that level."""
     attacks, benign = sets.own_attacks_fresh_6(), sets.benign_fresh_6()
+    assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
+    assert sum(bool(scan_text(i.text)) for i in attacks) >= 54
+    overall, blocked = _fresh_test_half(attacks, benign, sets.FRESH6_SEED)
+    assert overall >= 30 / 69 and len(blocked) <= 9, (overall, blocked)
+
+
+def test_held_out_eighth_round() -> None:
+    """Written blind by four new writers before this pass changed anything, held out whole, scored once at its
+    end: the rules (unchanged in that pass) catch 52 of 140 attacks and withhold a passage of 20 of 150 benign
+    texts (36 of 1,281 passages). The gate holds the measured level."""
+    attacks, benign = sets.own_attacks_fresh_7(), sets.benign_fresh_7()
     assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
     assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
     detected = sum(bool(scan_text(i.text)) for i in attacks)
     blocked = [i.id for i in benign if scan_text(i.text)]
-    assert detected >= 54 and len(blocked) <= 20, (detected, blocked)
+    assert detected >= 52 and len(blocked) <= 20, (detected, blocked)
 
 
 def test_public_sets_test_half() -> None:
