@@ -151,7 +151,7 @@ def passage_scores(m: model.Model, text: str) -> list[float]:
 
 def threshold(items: list[tuple[str, str, bool]], extra: list[Example], folds: int = 3) -> float:
     """The score that BENIGN_SHARE of the benign dev passages exceed, each scored by a fold that did not train on
-    it (the share the issue counts, and the one the rules' findings add to); the dev attacks and benign texts
+    it (the share the benchmarks count, to which the rules' findings add); the dev attacks and benign texts
     above it, scored the same way, are printed as the validation figures."""
     passages, texts, attacks = [], [], []
     for k in range(folds):
