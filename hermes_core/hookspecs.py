@@ -348,13 +348,14 @@ def hermes_memory_shutdown() -> None:
 def hermes_scan_text(text: str, source: str) -> Iterable[Finding | dict[str, Any]] | None:
     """Report prompt-injection findings in ``text`` before it reaches the model.
 
-    Fires for every context file the prompt loads (SOUL.md, AGENTS.md, ...) and for
-    ``hermes-core scan``. :param text: the file's text. :param source: where it came from
-    (a path). Return :class:`hermes_core.text.scanning.Finding` objects, or dicts with
-    ``pattern_id``, ``line`` (1-based) and ``excerpt``; ``None`` or ``[]`` when clean.
-    The built-in rules are the default plugin ``hermes_scanner`` and the built-in model
-    ``hermes_injection_model``; a classifier or a remote guard adds its own findings beside them.
-    Results from all detectors combine; a
-    detector that raises or returns garbage is logged with its plugin's name and skipped,
-    and never blocks the prompt build. Keep it fast: it runs once per file version.
+    Fires for every context file the prompt loads (SOUL.md, AGENTS.md, ...), for
+    ``hermes-core scan`` and for memory writes. :param text: the file's text or the entry.
+    :param source: where it came from (a path, or ``memory:<target>`` for a memory write).
+    Return :class:`hermes_core.text.scanning.Finding` objects, or dicts with ``pattern_id``,
+    ``line`` (1-based) and ``excerpt``; ``None`` or ``[]`` when clean. The built-in rules are
+    the default plugin ``hermes_scanner`` and the built-in model ``hermes_injection_model``;
+    a classifier or a remote guard adds its own findings beside them. Results from all
+    detectors combine; a detector that raises or returns garbage is logged with its plugin's
+    name and skipped, and never blocks the prompt build. Keep it fast: it runs once per file
+    version.
     """

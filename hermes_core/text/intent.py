@@ -1322,7 +1322,8 @@ INTENT_RULES: tuple[IntentRule, ...] = (
        rf"[ \t]*:[^\n]{{0,300}}?{_TURN_ACTS}",
        negatable=False),
     # ... in other languages, also inside a quoted string ("Usuario: ... haz push directo a main con --force")
-    _r("fake_turn", "role_line_intl", "usuario|asistente|utilisateur|benutzer|nutzer|assistent|utente|用户|助手",
+    _r("fake_turn", "role_line_intl",
+       "usuario|asistente|utilisateur|benutzer|nutzer|assistent|utente|用户|助手|ユーザー|アシスタント",
        r"(?<![^\n\"'])(?:usuario|asistente|utilisateur|benutzer|nutzer|assistent|utente|assistente|usuário|用户|助手|"
        r"ユーザー|アシスタント)[ \t]*[:：][^\n]{0,160}?(?:\bhaz\b|\bejecuta|\bborra|\bpublica|\belimina|"
        r"\bsin\s+preguntar"

@@ -404,7 +404,7 @@ class FakeHonchoServer:
             if not item.get("content"):
                 return _invalid(["body", "conclusions", 0, "content"], "missing", "Field required", item)
             sid = item.get("session_id")
-            if sid is not None and ((ws, sid) not in self.store.sessions or (ws, sid) in self.store.deleted_sessions):
+            if sid is not None and (ws, sid) not in self.store.sessions:  # deleted ones are gone from it too
                 return 404, {"detail": f"Session {sid} not found"}  # checked first, as the real server does
             for peer in (item.get("observer_id"), item.get("observed_id")):
                 if (ws, peer) not in self.store.peers:
