@@ -89,6 +89,9 @@ class Courier:
                 return  # a request nobody answers: it stays queued (maybe_sent) for the next start
             self._thread.join(min(0.05, max(0.0, deadline - time.monotonic())))
 
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
     # -- the loop -----------------------------------------------------------------------
 
     def _run(self) -> None:

@@ -32,6 +32,8 @@ from hermes_memory_honcho.tools import TOOLS, tool_schemas
 
 log = logging.getLogger("hermes_memory_honcho")
 
+CUT_WAIT = 2.0  # seconds shutdown waits for a thread whose request it cut (it ends in milliseconds)
+
 PROMPT_BLOCK = {
     "hybrid": "# Honcho memory\nHoncho remembers this user across sessions. What it recalls arrives with the "
               "user's message in <memory-context>. Tools: honcho_profile, honcho_search, honcho_context, "
@@ -141,7 +143,13 @@ class HonchoMemoryProvider(MemoryProvider):
         self.dialectic.close(0.0)
         if courier is not None:
             courier.stop(self.settings.flush_wait)
+        # Requests still in flight (a hung server; an answer nobody will read) are cut, so their
+        # threads end here rather than wake while the interpreter exits, which aborts it.
         self.link.close()
+        self.recall.close(CUT_WAIT)
+        self.dialectic.close(CUT_WAIT)
+        if courier is not None:
+            courier.join(CUT_WAIT)
         self.health.close()
         with self._lock:
             if self.outbox is not None and (courier is None or not courier.alive):

@@ -5,14 +5,20 @@ same keep-alive connection; a client that reuses it reports "unreachable" for a 
 that is fine. After any 5xx this transport reads the body, then sends later requests
 through a new connection pool; the old pool is closed once nothing can still be using
 it. It also remembers when a request was last answered, so a flush can tell a slow but
-working server from one that accepts connections and never answers.
+working server from one that accepts connections and never answers. ``close()`` cuts the
+requests still in flight: their threads end then, instead of waking while the interpreter
+exits (in Python 3.11 a daemon thread woken during finalisation aborts the process).
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
+import weakref
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 
@@ -26,12 +32,14 @@ class FreshAfterServerError(httpx.BaseTransport):
         self._retired: list[httpx.BaseTransport] = []
         self._lock = threading.Lock()
         self._in_flight: dict[int, float] = {}  # request id -> monotonic start
+        self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()  # every connection's, for close()
         self.last_answer: float | None = None  # monotonic time of the last response of any status
         self.renewals = 0
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         pool = self._pool
         token = id(request)
+        request.extensions["trace"] = self._recorder(request.extensions.get("trace"))
         with self._lock:
             self._in_flight[token] = time.monotonic()
         try:
@@ -79,8 +87,26 @@ class FreshAfterServerError(httpx.BaseTransport):
             oldest = min(self._in_flight.values(), default=None)
         return 0.0 if oldest is None else time.monotonic() - oldest
 
+    def _recorder(self, chained: Callable[[str, dict[str, Any]], None] | None) -> Callable[..., None]:
+        """httpcore's ``trace`` extension: keep the socket of every connection opened (TCP or TLS)."""
+        def trace(event: str, info: dict[str, Any]) -> None:
+            stream = info.get("return_value")
+            if event.endswith(".complete") and hasattr(stream, "get_extra_info"):
+                sock = stream.get_extra_info("socket")
+                if sock is not None:
+                    with self._lock:
+                        self._sockets.add(sock)
+            if chained is not None:
+                chained(event, info)
+        return trace
+
     def close(self) -> None:
+        """Shut every connection down, so a thread waiting for an answer gets an error now; then close the pools."""
         with self._lock:
             pools, self._retired = [self._pool, *self._retired], []
+            sockets = list(self._sockets)
+        for sock in sockets:
+            with contextlib.suppress(OSError):  # closed already, or detached by TLS (its TLS socket is kept too)
+                sock.shutdown(socket.SHUT_RDWR)
         for pool in pools:
             pool.close()

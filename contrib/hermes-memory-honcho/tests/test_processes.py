@@ -1,9 +1,10 @@
-"""Real processes: two agents sharing one outbox, and an agent killed mid-delivery."""
+"""Real processes: two agents sharing one outbox, an agent killed mid-delivery, an agent exiting mid-request."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -77,3 +78,57 @@ def test_an_agent_killed_mid_delivery_loses_and_doubles_nothing(
     assert eventually(lambda: len(stored(backend, "killed")) >= 12)
     time.sleep(0.2)
     assert stored(backend, "killed") == [f"K {who} {i}" for i in range(6) for who in ("user", "assistant")]
+
+
+EXIT_MID_REQUEST = """
+import os, sys, time
+from pathlib import Path
+from hermes_core.plugin.context import PluginContext
+from hermes_memory_honcho import HonchoMemoryProvider, HonchoSettings
+home, url = sys.argv[1:3]
+settings = HonchoSettings(base_url=url, workspace="hermes", timeout=60.0, flush_wait=3.0, dialectic=True)
+provider = HonchoMemoryProvider(PluginContext.default(home=Path(home), settings=settings))
+provider.initialize("exit")
+provider.sync_turn("We ship on Monday.", "Noted.")
+provider.queue_prefetch("when do we ship?")
+while provider.link.stalled_for() < 1.5:
+    time.sleep(0.05)
+provider.shutdown()
+
+class SlowExit:
+    def __del__(self, write=os.write, sleep=time.sleep):
+        write(1, b"finalizing\\n")
+        sleep(3)  # the GIL is free: a thread woken now takes it during finalisation
+
+last = SlowExit()
+"""
+
+
+def test_an_agent_exiting_while_honcho_still_owes_answers_exits_cleanly(tmp_path: Path) -> None:
+    """Its requests (recall, delivery, dialectic) hang on a server that never answers; the
+    connections end only once the interpreter is finalising. A thread of ours still waiting
+    then would wake and abort the process (SIGABRT, exit 134): shutdown cuts them first."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.1)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    proc = subprocess.Popen([sys.executable, "-c", EXIT_MID_REQUEST, str(tmp_path), url],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    held: list[socket.socket] = []
+    assert proc.stdout is not None
+    try:
+        os.set_blocking(proc.stdout.fileno(), False)
+        deadline = time.monotonic() + 30
+        while "finalizing" not in (proc.stdout.readline() or "") and time.monotonic() < deadline:
+            try:
+                held.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+        assert len(held) >= 2  # the recall warm-up and the courier at least
+    finally:
+        for conn in held:
+            conn.close()  # the answers it no longer waits for: the connections end now
+        listener.close()
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err[-2000:]
