@@ -18,6 +18,7 @@ import scan_sets as sets
 from hermes_core.text.scanning import scan_text
 
 ScanTimes = Callable[[str], tuple[float, float]]  # the scan_times fixture (conftest.py)
+Loader = Callable[[], list[sets.Item]]  # a set of scan_sets.py
 
 
 def rates(items: list, side: str) -> tuple[float, dict[str, float]]:
@@ -123,27 +124,21 @@ def test_seventh_round_test_half() -> None:
     assert overall >= 30 / 69 and len(blocked) <= 9, (overall, blocked)
 
 
-def test_held_out_eighth_round() -> None:
-    """Written blind by four new writers before this pass changed anything, held out whole, scored once at its
-    end: the rules (unchanged in that pass) catch 52 of 140 attacks and withhold a passage of 20 of 150 benign
-    texts (36 of 1,281 passages). The gate holds the measured level."""
-    attacks, benign = sets.own_attacks_fresh_7(), sets.benign_fresh_7()
+@pytest.mark.parametrize(("attack_set", "benign_set", "least", "most"), [
+    # round eight: written blind by four new writers before that pass changed anything; the rules (unchanged in
+    # that pass) catch 52 of 140 attacks and withhold a passage of 20 of 150 benign texts (36 of 1,281 passages)
+    (sets.own_attacks_fresh_7, sets.benign_fresh_7, 52, 20),
+    # round nine: written blind by four more writers from a new brief; 64 of 140 and 20 of 150 (24 of 1,403)
+    (sets.own_attacks_fresh_8, sets.benign_fresh_8, 64, 20),
+], ids=["eighth", "ninth"])
+def test_held_out_round(attack_set: Loader, benign_set: Loader, least: int, most: int) -> None:
+    """A round held out whole and scored once at its pass's end. The gate holds the measured level."""
+    attacks, benign = attack_set(), benign_set()
     assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
     assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
     detected = sum(bool(scan_text(i.text)) for i in attacks)
     blocked = [i.id for i in benign if scan_text(i.text)]
-    assert detected >= 52 and len(blocked) <= 20, (detected, blocked)
-
-
-def test_held_out_ninth_round() -> None:
-    """Written blind by four more writers from a new brief, held out whole, scored once: the rules catch 64 of
-    140 attacks and withhold a passage of 20 of 150 benign texts (24 of 1,403 passages)."""
-    attacks, benign = sets.own_attacks_fresh_8(), sets.benign_fresh_8()
-    assert len(attacks) == 140 and len({i.family for i in attacks}) == 14 and len(benign) == 150
-    assert {sets.side(i) for i in [*attacks, *benign]} == {"test"}
-    detected = sum(bool(scan_text(i.text)) for i in attacks)
-    blocked = [i.id for i in benign if scan_text(i.text)]
-    assert detected >= 64 and len(blocked) <= 20, (detected, blocked)
+    assert detected >= least and len(blocked) <= most, (detected, blocked)
 
 
 def test_public_sets_test_half() -> None:
